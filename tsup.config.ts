@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts" },
+  entry: { index: "src/index.ts", testing: "src/testing/index.ts" },
   format: ["esm", "cjs"],
   dts: true,
   target: "node20",
@@ -10,4 +10,6 @@ export default defineConfig({
   sourcemap: true,
   splitting: true,
   treeshake: true,
+  // Error classes recognise each other by name across builds.
+  keepNames: true,
 });

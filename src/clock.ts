@@ -1,0 +1,17 @@
+/**
+ * Where the limiter reads time. `now` must be monotonic (it drives refill and
+ * timers); `wallNow` is only used to turn absolute reset timestamps from
+ * providers into durations.
+ */
+export interface Clock {
+  /** Monotonic milliseconds (any origin). Default: `performance.now()`. */
+  now(): number;
+  /** Wall-clock epoch milliseconds. Default: `Date.now()`. */
+  wallNow(): number;
+}
+
+/** The real clock: `performance.now()` and `Date.now()`, read at call time so fake timers can replace them. */
+export const systemClock: Clock = {
+  now: () => performance.now(),
+  wallNow: () => Date.now(),
+};

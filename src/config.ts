@@ -1,0 +1,49 @@
+import { systemClock, type Clock } from "./clock.js";
+import { isLimitKey } from "./dimensions.js";
+import type { LimiterOptions, Limits } from "./options.js";
+
+/** Limiter options with defaults applied and everything but the budgets validated. */
+export interface ResolvedOptions {
+  readonly limits: Limits;
+  readonly initialFraction: number;
+  readonly maxQueue: number;
+  readonly clock: Clock;
+  readonly onWarning: (warning: Error) => void;
+}
+
+const OTHER_KEYS = new Set(["initial", "maxQueue", "clock", "onWarning"]);
+
+function emitWarning(warning: Error): void {
+  process.emitWarning(warning);
+}
+
+function initialFraction(initial: LimiterOptions["initial"]): number {
+  if (initial === undefined || initial === "full") return 1;
+  if (initial === "empty") return 0;
+  if (typeof initial === "number" && initial >= 0 && initial <= 1) return initial;
+  throw new RangeError(`initial must be "full", "empty" or a number in [0, 1], got ${String(initial)}`);
+}
+
+/** Validates the options that are not budgets; budgets are checked by `buildBudget`. */
+export function resolveOptions(options: LimiterOptions): ResolvedOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`Limiter options must be an object, got ${String(options)}`);
+  }
+  const limits: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (isLimitKey(key)) {
+      if (value !== undefined) limits[key] = value;
+    } else if (!OTHER_KEYS.has(key)) {
+      throw new TypeError(`Unknown Limiter option "${key}"`);
+    }
+  }
+  const { maxQueue = Infinity, clock = systemClock, onWarning = emitWarning } = options;
+  if (typeof maxQueue !== "number" || Number.isNaN(maxQueue) || maxQueue < 0 || (maxQueue !== Infinity && !Number.isInteger(maxQueue))) {
+    throw new RangeError(`maxQueue must be an integer >= 0 or Infinity, got ${String(maxQueue)}`);
+  }
+  if (typeof clock?.now !== "function" || typeof clock.wallNow !== "function") {
+    throw new TypeError("clock must have now() and wallNow() methods");
+  }
+  if (typeof onWarning !== "function") throw new TypeError("onWarning must be a function");
+  return { limits: limits as Limits, initialFraction: initialFraction(options.initial), maxQueue, clock, onWarning };
+}

@@ -1,0 +1,167 @@
+import type { BucketShape } from "./bucket.js";
+import type { CustomLimit, Estimate, LimitChanges, Limits, Unit } from "./options.js";
+
+/** One metered budget: a continuously refilling bucket. */
+export interface Dimension extends BucketShape {
+  readonly name: string;
+  readonly unit: Unit;
+}
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+/** The shorthand budgets, by option name. */
+export const SHORTHANDS = {
+  rpm: { unit: "requests", windowMs: MINUTE },
+  tpm: { unit: "tokens", windowMs: MINUTE },
+  rpd: { unit: "requests", windowMs: DAY },
+  tpd: { unit: "tokens", windowMs: DAY },
+  itpm: { unit: "input", windowMs: MINUTE },
+  otpm: { unit: "output", windowMs: MINUTE },
+} as const satisfies Record<string, { unit: Unit; windowMs: number }>;
+
+type Shorthand = keyof typeof SHORTHANDS;
+const SHORTHAND_NAMES = Object.keys(SHORTHANDS) as Shorthand[];
+const UNITS: readonly Unit[] = ["requests", "tokens", "input", "output"];
+const LIMIT_KEYS = new Set<string>([...SHORTHAND_NAMES, "concurrency", "limits", "capacity"]);
+
+/** Whether `key` is one of the budget options of {@link Limits}. */
+export function isLimitKey(key: string): boolean {
+  return LIMIT_KEYS.has(key);
+}
+
+/** Throws RangeError unless `value` is a finite number > 0. */
+export function positive(what: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new RangeError(`${what} must be a finite number > 0, got ${String(value)}`);
+  }
+  return value;
+}
+
+function plainObject(what: string, value: unknown): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new TypeError(`${what} must be an object, got ${String(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function customDimension(name: string, spec: unknown): Omit<Dimension, "capacity"> & { capacity?: number } {
+  const s = plainObject(`limits.${name}`, spec) as Partial<CustomLimit>;
+  for (const key of Object.keys(s)) {
+    if (!["unit", "limit", "windowMs", "capacity"].includes(key)) {
+      throw new TypeError(`limits.${name}: unknown option "${key}"`);
+    }
+  }
+  if (!UNITS.includes(s.unit as Unit)) {
+    throw new TypeError(`limits.${name}.unit must be one of ${UNITS.join(", ")}, got ${String(s.unit)}`);
+  }
+  return {
+    name,
+    unit: s.unit as Unit,
+    limit: positive(`limits.${name}.limit`, s.limit),
+    windowMs: positive(`limits.${name}.windowMs`, s.windowMs),
+    ...(s.capacity === undefined ? {} : { capacity: positive(`limits.${name}.capacity`, s.capacity) }),
+  };
+}
+
+/** Validated budgets: the bucket dimensions and the concurrency limit. */
+export interface Budget {
+  readonly dimensions: readonly Dimension[];
+  readonly concurrency: number | undefined;
+}
+
+/** Turns (validated) budget options into dimensions. Throws TypeError/RangeError on bad config. */
+export function buildBudget(limits: Limits): Budget {
+  const drafts: (Omit<Dimension, "capacity"> & { capacity?: number })[] = [];
+  for (const name of SHORTHAND_NAMES) {
+    const limit = limits[name];
+    if (limit === undefined) continue;
+    drafts.push({ name, ...SHORTHANDS[name], limit: positive(name, limit) });
+  }
+  if (limits.limits !== undefined) {
+    for (const [name, spec] of Object.entries(plainObject("limits", limits.limits))) {
+      if (name in SHORTHANDS || name === "concurrency") {
+        throw new TypeError(`limits.${name}: "${name}" is a shorthand; set it as a top-level option`);
+      }
+      drafts.push(customDimension(name, spec));
+    }
+  }
+  const capacities = limits.capacity === undefined ? {} : plainObject("capacity", limits.capacity);
+  for (const name of Object.keys(capacities)) {
+    if (!drafts.some((d) => d.name === name)) {
+      throw new TypeError(`capacity.${name}: no such dimension is configured`);
+    }
+  }
+  const dimensions = drafts.map((d): Dimension => {
+    const capacity = capacities[d.name];
+    return { ...d, capacity: capacity === undefined ? (d.capacity ?? d.limit) : positive(`capacity.${d.name}`, capacity) };
+  });
+  let concurrency: number | undefined;
+  if (limits.concurrency !== undefined) {
+    concurrency = positive("concurrency", limits.concurrency);
+    if (!Number.isInteger(concurrency)) throw new RangeError(`concurrency must be an integer, got ${concurrency}`);
+  }
+  return { dimensions, concurrency };
+}
+
+/** Applies {@link LimitChanges} to the budget options they change. */
+export function mergeLimits(current: Limits, changes: LimitChanges): Limits {
+  const next: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(plainObject("setLimits()", changes))) {
+    if (!isLimitKey(key)) throw new TypeError(`setLimits(): unknown option "${key}"`);
+    if (key === "limits" || key === "capacity") {
+      if (value === undefined) continue;
+      const merged: Record<string, unknown> = { ...(current[key] ?? {}) };
+      for (const [name, entry] of Object.entries(plainObject(key, value))) {
+        if (entry === null) delete merged[name];
+        else merged[name] = entry;
+      }
+      next[key] = merged;
+    } else if (value === null) {
+      delete next[key];
+    } else if (value !== undefined) {
+      next[key] = value;
+    }
+  }
+  return next as Limits;
+}
+
+/** Whether any dimension meters input or output tokens separately. */
+export function needsSplitEstimate(dimensions: readonly Dimension[]): boolean {
+  return dimensions.some((d) => d.unit === "input" || d.unit === "output");
+}
+
+/**
+ * What is wrong with an estimate or usage (`what` names it in the message), or
+ * `undefined` when it is well-formed: a finite number >= 0, or `{ input, output }`
+ * of such numbers; only the latter when input/output tokens are metered (`split`).
+ */
+export function amountProblem(what: string, value: unknown, split: boolean): TypeError | RangeError | undefined {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value) || value < 0) return new RangeError(`${what} must be a finite number >= 0, got ${value}`);
+    return split ? new TypeError(`${what} must be { input, output } when input or output tokens are limited`) : undefined;
+  }
+  if (typeof value !== "object" || value === null) {
+    return new TypeError(`${what} must be a number or { input, output }, got ${String(value)}`);
+  }
+  const { input, output } = value as { input?: unknown; output?: unknown };
+  for (const [part, n] of [["input", input], ["output", output]] as const) {
+    if (typeof n !== "number") return new TypeError(`${what}.${part} must be a number, got ${String(n)}`);
+    if (!Number.isFinite(n) || n < 0) return new RangeError(`${what}.${part} must be a finite number >= 0, got ${n}`);
+  }
+  return undefined;
+}
+
+/** What an (already validated) estimate or usage costs on a dimension of `unit`. */
+export function costOf(unit: Unit, amount: Estimate): number {
+  switch (unit) {
+    case "requests":
+      return 1;
+    case "tokens":
+      return typeof amount === "number" ? amount : amount.input + amount.output;
+    case "input":
+      return typeof amount === "number" ? amount : amount.input;
+    case "output":
+      return typeof amount === "number" ? amount : amount.output;
+  }
+}

@@ -1,0 +1,360 @@
+import type { Clock } from "./clock.js";
+import { resolveOptions } from "./config.js";
+import { amountProblem, buildBudget, costOf, mergeLimits, needsSplitEstimate, type Dimension } from "./dimensions.js";
+import { LimiterClosedError, QueueFullError, RequestTooLargeError, WaitTimeoutError } from "./errors.js";
+import type { AcquireOptions, Estimate, LimitChanges, LimiterOptions, Limits, RunOptions, RunResult } from "./options.js";
+import { DeadlineHeap, Fifo } from "./queue.js";
+import { Reservation, type Meter, type ReservationHost } from "./reservation.js";
+import { MemoryStore } from "./store/memory.js";
+import type { DimensionSnapshot, Store } from "./store/types.js";
+import { Alarm } from "./timer.js";
+import { Waiter } from "./waiter.js";
+
+/** What {@link Limiter.snapshot} returns. */
+export type LimiterSnapshot = Record<string, DimensionSnapshot> & {
+  /** Present when a concurrency limit is configured. */
+  concurrency?: { readonly limit: number; readonly available: number };
+  /** Requests waiting for admission. */
+  queued: number;
+  /** Admitted requests not yet released. */
+  inFlight: number;
+};
+
+/**
+ * Keeps calls inside every configured budget at once: each request waits in a
+ * FIFO queue until all of its dimensions have room, takes from all of them
+ * atomically, and reconciles its reservation to actual usage afterwards.
+ */
+export class Limiter {
+  private readonly clock: Clock;
+  private readonly store: Store;
+  private readonly maxQueue: number;
+  private readonly warn: (warning: Error) => void;
+  private limits: Limits;
+  private dimensions: readonly Dimension[] = [];
+  private concurrency: number | undefined;
+  /** Aligned with `dimensions`; kept by name in `meterByName` across reconfiguration. */
+  private meters: Meter[] = [];
+  private readonly meterByName = new Map<string, Meter>();
+  private split = false;
+  private readonly queue = new Fifo<Waiter>();
+  private readonly deadlines = new DeadlineHeap<Waiter>();
+  private readonly headAlarm: Alarm;
+  private readonly deadlineAlarm: Alarm;
+  private inFlight = 0;
+  private closed = false;
+  private pumping = false;
+  private idleResolvers: (() => void)[] = [];
+  private readonly host: ReservationHost = {
+    give: (name, amount) => this.store.give(name, amount),
+    refunded: () => this.pump(),
+    released: () => this.onReleased(),
+  };
+  private readonly abandon = (waiter: Waiter): void => {
+    const wasHead = waiter === this.queue.head;
+    this.dequeue(waiter);
+    waiter.reject(waiter.signal!.reason);
+    this.afterRemoval(wasHead);
+  };
+
+  constructor(options: LimiterOptions = {}) {
+    const resolved = resolveOptions(options);
+    const budget = buildBudget(resolved.limits);
+    this.clock = resolved.clock;
+    this.maxQueue = resolved.maxQueue;
+    this.warn = resolved.onWarning;
+    this.limits = resolved.limits;
+    this.store = new MemoryStore(this.clock, resolved.initialFraction);
+    this.headAlarm = new Alarm(this.clock, () => this.pump());
+    this.deadlineAlarm = new Alarm(this.clock, () => this.expire());
+    this.apply(budget.dimensions, budget.concurrency);
+  }
+
+  /**
+   * Waits for admission, runs `fn`, settles its reported usage and releases.
+   * `fn` resolves to `{ value, used? }`; `value` is returned. If `fn` throws, the
+   * charge stands (unless `refundOnError`) and the error is rethrown.
+   */
+  run<T>(estimate: Estimate, fn: (reservation: Reservation) => Promise<RunResult<T>> | RunResult<T>, options?: RunOptions): Promise<T> {
+    let admitted: Reservation | undefined;
+    try {
+      if (typeof fn !== "function") throw new TypeError("run(): fn must be a function");
+      admitted = this.admitNow(estimate, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (admitted) return this.execute(admitted, fn, options?.refundOnError === true);
+    return this.enqueue(estimate, options).then((reservation) => this.execute(reservation, fn, options?.refundOnError === true));
+  }
+
+  /** Waits for admission and returns the reservation; the caller must `release()` it. */
+  acquire(estimate: Estimate, options?: AcquireOptions): Promise<Reservation> {
+    try {
+      const admitted = this.admitNow(estimate, options);
+      return admitted ? Promise.resolve(admitted) : this.enqueue(estimate, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** A reservation if `estimate` fits now and nobody is queued; else `undefined`. Never waits. */
+  tryAcquire(estimate: Estimate): Reservation | undefined {
+    return this.admitNow(estimate, undefined);
+  }
+
+  /** Changes budgets at run time; waiters that can no longer fit are rejected. Throws on bad config, changing nothing. */
+  setLimits(changes: LimitChanges): void {
+    const limits = mergeLimits(this.limits, changes);
+    const budget = buildBudget(limits);
+    this.limits = limits;
+    this.apply(budget.dimensions, budget.concurrency);
+    for (const waiter of [...this.queue]) {
+      const problem = this.problemWith(waiter.estimate);
+      if (!problem) continue;
+      this.dequeue(waiter);
+      waiter.reject(problem);
+    }
+    this.recountQueued();
+    this.afterRemoval(true);
+  }
+
+  /** Current levels of every dimension, the concurrency slots, and the queue. */
+  snapshot(): LimiterSnapshot {
+    const view = this.store.snapshot() as LimiterSnapshot;
+    if (this.concurrency !== undefined) {
+      view.concurrency = { limit: this.concurrency, available: this.concurrency - this.store.slotsInUse() };
+    }
+    view.queued = this.queue.size;
+    view.inFlight = this.inFlight;
+    return view;
+  }
+
+  /** Resolves when nothing is queued or in flight. */
+  onIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleResolvers.push(resolve));
+  }
+
+  /** Rejects every waiter with `LimiterClosedError` and clears timers; later calls reject too. In-flight calls finish. */
+  close(): void {
+    this.closed = true;
+    for (const waiter of [...this.queue]) {
+      this.dequeue(waiter);
+      waiter.reject(new LimiterClosedError());
+    }
+    this.headAlarm.clear();
+    this.deadlineAlarm.clear();
+    this.notifyIdle();
+  }
+
+  private apply(dimensions: readonly Dimension[], concurrency: number | undefined): void {
+    this.store.configure(dimensions, concurrency);
+    const meters = dimensions.map((dimension) => {
+      const meter = this.meterByName.get(dimension.name) ?? { name: dimension.name, dimension, queued: 0, held: 0 };
+      meter.dimension = dimension;
+      return meter;
+    });
+    this.meterByName.clear();
+    for (const meter of meters) this.meterByName.set(meter.name, meter);
+    this.meters = meters;
+    this.dimensions = dimensions;
+    this.concurrency = concurrency;
+    this.split = needsSplitEstimate(dimensions);
+  }
+
+  /** Why `estimate` can never be admitted under the current budgets, if it cannot. */
+  private problemWith(estimate: Estimate): Error | undefined {
+    const problem = amountProblem("estimate", estimate, this.split);
+    if (problem) return problem;
+    for (const d of this.dimensions) {
+      const cost = costOf(d.unit, estimate);
+      if (cost > d.capacity) return new RequestTooLargeError(d.name, cost, d.capacity);
+    }
+    return undefined;
+  }
+
+  /** Validates, then admits at once when the queue is empty and everything fits. Throws on bad input. */
+  private admitNow(estimate: Estimate, options: AcquireOptions | undefined): Reservation | undefined {
+    if (this.closed) throw new LimiterClosedError();
+    const problem = this.problemWith(estimate);
+    if (problem) throw problem;
+    const signal = options?.signal;
+    if (options) {
+      if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("signal must be an AbortSignal");
+      const maxWaitMs = options.maxWaitMs;
+      if (maxWaitMs !== undefined && (typeof maxWaitMs !== "number" || Number.isNaN(maxWaitMs) || maxWaitMs < 0)) {
+        throw new RangeError(`maxWaitMs must be a number >= 0, got ${String(maxWaitMs)}`);
+      }
+      signal?.throwIfAborted();
+    }
+    if (this.queue.size === 0 && this.store.take(estimate)) return this.admit(estimate, signal);
+    return undefined;
+  }
+
+  private admit(estimate: Estimate, signal: AbortSignal | undefined): Reservation {
+    this.inFlight++;
+    return new Reservation(this.host, this.meters, estimate, signal);
+  }
+
+  private enqueue(estimate: Estimate, options: AcquireOptions | undefined): Promise<Reservation> {
+    if (this.queue.size >= this.maxQueue) return Promise.reject(new QueueFullError(this.maxQueue));
+    const maxWaitMs = options?.maxWaitMs ?? Infinity;
+    if (maxWaitMs !== Infinity) {
+      const predicted = this.predictWait(estimate);
+      if (predicted.waitMs > maxWaitMs) {
+        return Promise.reject(new WaitTimeoutError(predicted.dimension, predicted.waitMs, maxWaitMs));
+      }
+    }
+    const signal = options?.signal;
+    const waiter = new Waiter(estimate, signal, maxWaitMs, this.abandon);
+    this.queue.push(waiter);
+    for (const meter of this.meters) meter.queued += costOf(meter.dimension.unit, estimate);
+    signal?.addEventListener("abort", waiter);
+    if (maxWaitMs !== Infinity) {
+      waiter.deadline = this.clock.now() + maxWaitMs;
+      this.deadlines.push(waiter);
+      this.deadlineAlarm.set(this.deadlines.earliest!.deadline);
+    }
+    if (waiter === this.queue.head) this.scheduleHead(waiter);
+    return waiter.promise;
+  }
+
+  /**
+   * A lower bound on the wait for `estimate` behind everything queued: as if
+   * every in-flight reservation were refunded in full right now.
+   */
+  private predictWait(estimate: Estimate): { dimension: string; waitMs: number } {
+    const levels = this.store.snapshot();
+    let dimension = "queue";
+    let waitMs = 0;
+    for (const meter of this.meters) {
+      const d = meter.dimension;
+      const level = levels[d.name]?.available ?? d.capacity;
+      const optimistic = Math.min(d.capacity, level + meter.held);
+      const needed = meter.queued + costOf(d.unit, estimate) - optimistic;
+      const wait = needed > 0 ? (needed * d.windowMs) / d.limit : 0;
+      if (wait > waitMs) {
+        waitMs = wait;
+        dimension = d.name;
+      }
+    }
+    return { dimension, waitMs };
+  }
+
+  /** Admits from the head of the queue while everything fits; then arms the timer for the new head. */
+  private pump(): void {
+    if (this.pumping || this.closed) return;
+    this.pumping = true;
+    try {
+      for (let head = this.queue.head; head; head = this.queue.head) {
+        if (!this.store.take(head.estimate)) {
+          this.scheduleHead(head);
+          return;
+        }
+        this.dequeue(head);
+        head.resolve(this.admit(head.estimate, head.signal));
+      }
+      this.headAlarm.clear();
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private scheduleHead(head: Waiter): void {
+    const { waitMs } = this.store.blocker(head.estimate);
+    // Infinity: only a concurrency slot is missing, and a release will pump.
+    this.headAlarm.set(this.clock.now() + waitMs);
+  }
+
+  private dequeue(waiter: Waiter): void {
+    this.queue.remove(waiter);
+    for (const meter of this.meters) meter.queued -= costOf(meter.dimension.unit, waiter.estimate);
+    if (this.queue.size === 0) for (const meter of this.meters) meter.queued = 0; // no float drift left behind
+    waiter.signal?.removeEventListener("abort", waiter);
+    if (waiter.heapIndex >= 0) {
+      const wasEarliest = waiter === this.deadlines.earliest;
+      this.deadlines.remove(waiter);
+      if (wasEarliest) this.deadlineAlarm.set(this.deadlines.earliest?.deadline ?? Infinity);
+    }
+  }
+
+  /** After waiters left: the new head may fit now, and the limiter may be idle. */
+  private afterRemoval(headChanged: boolean): void {
+    if (headChanged) {
+      if (this.queue.size === 0) this.headAlarm.clear();
+      else this.pump();
+    }
+    this.notifyIdle();
+  }
+
+  private expire(): void {
+    const now = this.clock.now();
+    let headChanged = false;
+    for (let waiter = this.deadlines.earliest; waiter && waiter.deadline <= now; waiter = this.deadlines.earliest) {
+      headChanged ||= waiter === this.queue.head;
+      const { dimension, waitMs } = this.store.blocker(waiter.estimate);
+      this.dequeue(waiter);
+      const blocking = waitMs > 0 ? dimension : this.queue.size > 0 ? "queue" : dimension || "queue";
+      waiter.reject(new WaitTimeoutError(blocking, waiter.maxWaitMs, waiter.maxWaitMs));
+    }
+    this.afterRemoval(headChanged);
+  }
+
+  private recountQueued(): void {
+    for (const meter of this.meters) meter.queued = 0;
+    for (const waiter of this.queue) {
+      for (const meter of this.meters) meter.queued += costOf(meter.dimension.unit, waiter.estimate);
+    }
+  }
+
+  private onReleased(): void {
+    this.inFlight--;
+    this.store.releaseSlot();
+    this.pump();
+    this.notifyIdle();
+  }
+
+  private isIdle(): boolean {
+    return this.queue.size === 0 && this.inFlight === 0;
+  }
+
+  private notifyIdle(): void {
+    if (this.idleResolvers.length === 0 || !this.isIdle()) return;
+    const resolvers = this.idleResolvers;
+    this.idleResolvers = [];
+    for (const resolve of resolvers) resolve();
+  }
+
+  private async execute<T>(
+    reservation: Reservation,
+    fn: (reservation: Reservation) => Promise<RunResult<T>> | RunResult<T>,
+    refundOnError: boolean,
+  ): Promise<T> {
+    let outcome: RunResult<T>;
+    try {
+      outcome = await fn(reservation);
+    } catch (error) {
+      if (refundOnError) reservation.refund();
+      reservation.release();
+      throw error;
+    }
+    try {
+      if (typeof outcome !== "object" || outcome === null || !("value" in outcome)) {
+        this.warn(new TypeError("run(): fn should resolve to { value, used? }; its result is returned as the value and the estimate stands"));
+        return outcome as T;
+      }
+      if (outcome.used !== undefined) this.settleReported(reservation, outcome.used);
+      return outcome.value;
+    } finally {
+      reservation.release();
+    }
+  }
+
+  private settleReported(reservation: Reservation, used: unknown): void {
+    try {
+      reservation.settle(used as Estimate);
+    } catch (error) {
+      this.warn(new TypeError(`run(): ignoring the reported usage, the estimate stands: ${(error as Error).message}`));
+    }
+  }
+}

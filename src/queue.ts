@@ -1,0 +1,105 @@
+/**
+ * The admission queue: an intrusive doubly linked FIFO (O(1) push, pop and
+ * removal of an aborted waiter from anywhere) and a min-heap of deadlines, so
+ * one timer serves the earliest `maxWaitMs` however long the queue is.
+ */
+
+/** What the queue and the deadline heap need on each entry. */
+export interface QueueEntry<T> {
+  prev: T | undefined;
+  next: T | undefined;
+  /** Monotonic ms by which the entry must be admitted; `Infinity` for none. */
+  deadline: number;
+  /** Position in the deadline heap; -1 when not in it. */
+  heapIndex: number;
+}
+
+/** FIFO of entries, linked through the entries themselves. */
+export class Fifo<T extends QueueEntry<T>> {
+  head: T | undefined;
+  private tail: T | undefined;
+  size = 0;
+
+  push(entry: T): void {
+    entry.prev = this.tail;
+    entry.next = undefined;
+    if (this.tail) this.tail.next = entry;
+    else this.head = entry;
+    this.tail = entry;
+    this.size++;
+  }
+
+  remove(entry: T): void {
+    if (entry.prev) entry.prev.next = entry.next;
+    else this.head = entry.next;
+    if (entry.next) entry.next.prev = entry.prev;
+    else this.tail = entry.prev;
+    entry.prev = entry.next = undefined;
+    this.size--;
+  }
+
+  *[Symbol.iterator](): IterableIterator<T> {
+    for (let entry = this.head; entry; entry = entry.next) yield entry;
+  }
+}
+
+/** Binary min-heap on `deadline`, with removal by the index kept in each entry. */
+export class DeadlineHeap<T extends QueueEntry<T>> {
+  private readonly items: T[] = [];
+
+  get earliest(): T | undefined {
+    return this.items[0];
+  }
+
+  push(entry: T): void {
+    entry.heapIndex = this.items.length;
+    this.items.push(entry);
+    this.up(entry.heapIndex);
+  }
+
+  remove(entry: T): void {
+    const i = entry.heapIndex;
+    if (i < 0) return;
+    const last = this.items.pop()!;
+    entry.heapIndex = -1;
+    if (i === this.items.length) return;
+    this.items[i] = last;
+    last.heapIndex = i;
+    this.down(i);
+    this.up(last.heapIndex);
+  }
+
+  private up(i: number): void {
+    const items = this.items;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (items[parent]!.deadline <= items[i]!.deadline) return;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  private down(i: number): void {
+    const items = this.items;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let least = i;
+      if (left < items.length && items[left]!.deadline < items[least]!.deadline) least = left;
+      if (right < items.length && items[right]!.deadline < items[least]!.deadline) least = right;
+      if (least === i) return;
+      this.swap(i, least);
+      i = least;
+    }
+  }
+
+  private swap(a: number, b: number): void {
+    const items = this.items;
+    const entryA = items[a]!;
+    const entryB = items[b]!;
+    items[a] = entryB;
+    items[b] = entryA;
+    entryA.heapIndex = b;
+    entryB.heapIndex = a;
+  }
+}

@@ -1,0 +1,108 @@
+import { amountProblem, costOf, type Dimension } from "./dimensions.js";
+import { ReservationReleasedError } from "./errors.js";
+import type { Estimate, Usage } from "./options.js";
+
+/** Limiter-side tallies of one dimension, kept by name across reconfiguration. */
+export interface Meter {
+  readonly name: string;
+  /** The dimension as it is configured now. */
+  dimension: Dimension;
+  /** Cost of the queued waiters. */
+  queued: number;
+  /** Charges held by unreleased reservations: what settles could still refund. */
+  held: number;
+}
+
+/** What a reservation needs from its limiter. */
+export interface ReservationHost {
+  /** Adds `amount` back to dimension `name` (negative: charges more). */
+  give(name: string, amount: number): void;
+  /** Capacity came back: admission may proceed. */
+  refunded(): void;
+  /** The reservation ended: free its slot. */
+  released(): void;
+}
+
+const neverAborted = new AbortController().signal;
+
+/**
+ * What an admitted request holds: its charge on every dimension and a
+ * concurrency slot, until it settles its actual usage and is released.
+ */
+export class Reservation {
+  /** Per meter, what is charged now; `undefined` while it is still the estimate. */
+  private charged: number[] | undefined;
+  private done = false;
+
+  /** @internal Created by the limiter on admission. */
+  constructor(
+    private readonly host: ReservationHost,
+    private readonly meters: readonly Meter[],
+    /** The estimate the request was admitted on. */
+    readonly estimate: Estimate,
+    private readonly callerSignal: AbortSignal | undefined,
+  ) {
+    for (const meter of meters) meter.held += costOf(meter.dimension.unit, estimate);
+  }
+
+  /** The caller's abort signal, to pass on to the model call (a never-aborting one if none was given). */
+  get signal(): AbortSignal {
+    return this.callerSignal ?? neverAborted;
+  }
+
+  /** Whether `release()` was called. */
+  get released(): boolean {
+    return this.done;
+  }
+
+  /**
+   * Reconciles the charge to actual usage: less than the estimate gives the
+   * difference back, more charges the extra (a dimension may go into debt).
+   * May be called again as usage grows (streams); the last call counts.
+   * Throws `ReservationReleasedError` after `release()`, TypeError/RangeError on
+   * a malformed `used` (and then changes nothing).
+   */
+  settle(used: Usage): void {
+    if (this.done) throw new ReservationReleasedError();
+    const split = this.meters.some((m) => m.dimension.unit === "input" || m.dimension.unit === "output");
+    const problem = amountProblem("used", used, split);
+    if (problem) throw problem;
+    this.recharge((meter) => (meter.dimension.unit === "requests" ? 1 : costOf(meter.dimension.unit, used)));
+  }
+
+  /** Gives back everything, requests included (for calls the provider did not count). */
+  refund(): void {
+    if (this.done) throw new ReservationReleasedError();
+    this.recharge(() => 0);
+  }
+
+  /** Frees the concurrency slot and makes the charge final. Idempotent. */
+  release(): void {
+    if (this.done) return;
+    this.done = true;
+    this.meters.forEach((meter, i) => {
+      meter.held -= this.chargeOf(i);
+    });
+    this.host.released();
+  }
+
+  private chargeOf(i: number): number {
+    return this.charged ? this.charged[i]! : costOf(this.meters[i]!.dimension.unit, this.estimate);
+  }
+
+  private recharge(target: (meter: Meter) => number): void {
+    const charged = this.meters.map((_, i) => this.chargeOf(i));
+    let refunded = false;
+    this.meters.forEach((meter, i) => {
+      const next = target(meter);
+      const delta = charged[i]! - next;
+      if (delta === 0) return;
+      this.host.give(meter.name, delta);
+      meter.held -= delta;
+      charged[i] = next;
+      if (delta > 0) refunded = true;
+    });
+    this.charged = charged;
+    if (refunded) this.host.refunded();
+  }
+}

@@ -1,0 +1,40 @@
+import type { Dimension } from "../dimensions.js";
+import type { Estimate } from "../options.js";
+
+/** Why a request does not fit now. */
+export interface Blocker {
+  /** The dimension that binds (`"concurrency"` when only a free slot is missing). */
+  readonly dimension: string;
+  /** Milliseconds until the buckets could hold it; `Infinity` when it waits for a release. */
+  readonly waitMs: number;
+}
+
+/** A dimension's state as {@link Limiter.snapshot} reports it. */
+export interface DimensionSnapshot {
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly capacity: number;
+  /** Current level; negative while the dimension is in debt. */
+  readonly available: number;
+}
+
+/**
+ * Where bucket state lives. Every method that admits takes from all
+ * dimensions and the concurrency slot together, or from none.
+ */
+export interface Store {
+  /** Sets the dimensions (state of ones kept by name carries over) and the concurrency limit. */
+  configure(dimensions: readonly Dimension[], concurrency: number | undefined): void;
+  /** Takes `estimate` from every dimension and one slot if all have room; else takes nothing. */
+  take(estimate: Estimate): boolean;
+  /** What keeps `estimate` out now (call after `take` said no). */
+  blocker(estimate: Estimate): Blocker;
+  /** Adds `amount` to dimension `name` (a refund; negative: an extra charge). Unknown names are ignored. */
+  give(name: string, amount: number): void;
+  /** Frees one concurrency slot. */
+  releaseSlot(): void;
+  /** Slots in use. */
+  slotsInUse(): number;
+  /** The current level of every dimension. */
+  snapshot(): Record<string, DimensionSnapshot>;
+}
