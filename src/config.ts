@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from "./clock.js";
 import { isLimitKey } from "./dimensions.js";
+import type { ProviderName } from "./headers/types.js";
 import type { LimiterOptions, Limits } from "./options.js";
 
 /** Limiter options with defaults applied and everything but the budgets validated. */
@@ -9,9 +10,10 @@ export interface ResolvedOptions {
   readonly maxQueue: number;
   readonly clock: Clock;
   readonly onWarning: (warning: Error) => void;
+  readonly provider: ProviderName | undefined;
 }
 
-const OTHER_KEYS = new Set(["initial", "maxQueue", "clock", "onWarning"]);
+const OTHER_KEYS = new Set(["initial", "maxQueue", "clock", "onWarning", "provider"]);
 
 function emitWarning(warning: Error): void {
   process.emitWarning(warning);
@@ -45,5 +47,6 @@ export function resolveOptions(options: LimiterOptions): ResolvedOptions {
     throw new TypeError("clock must have now() and wallNow() methods");
   }
   if (typeof onWarning !== "function") throw new TypeError("onWarning must be a function");
-  return { limits: limits as Limits, initialFraction: initialFraction(options.initial), maxQueue, clock, onWarning };
+  if (options.provider !== undefined && typeof options.provider !== "string") throw new TypeError("provider must be a provider name");
+  return { limits: limits as Limits, initialFraction: initialFraction(options.initial), maxQueue, clock, onWarning, provider: options.provider };
 }

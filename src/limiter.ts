@@ -1,10 +1,14 @@
 import type { Clock } from "./clock.js";
 import { resolveOptions } from "./config.js";
-import { amountProblem, buildBudget, costOf, mergeLimits, needsSplitEstimate, type Dimension } from "./dimensions.js";
+import { amountProblem, buildBudget, costOf, mergeLimits, needsSplitEstimate, type Budget, type Dimension } from "./dimensions.js";
 import { LimiterClosedError, QueueFullError, RequestTooLargeError, WaitTimeoutError } from "./errors.js";
-import type { AcquireOptions, Estimate, LimitChanges, LimiterOptions, Limits, RunOptions, RunResult } from "./options.js";
+import type { AcquireOptions, Estimate, LimitChanges, LimiterOptions, Limits, RunOptions, RunResult, SyncOptions } from "./options.js";
 import { DeadlineHeap, Fifo } from "./queue.js";
-import { Reservation, type Meter, type ReservationHost } from "./reservation.js";
+import { parseRateLimitHeaders } from "./headers/parse.js";
+import type { HeaderInput, ProviderName, RateLimitView } from "./headers/types.js";
+import { LearnedLimits } from "./learned-limits.js";
+import { syncLevels, type SyncOrigin } from "./level-sync.js";
+import { createMeter, Reservation, type Meter, type ReservationHost } from "./reservation.js";
 import { MemoryStore } from "./store/memory.js";
 import type { DimensionSnapshot, Store } from "./store/types.js";
 import { Alarm } from "./timer.js";
@@ -30,7 +34,12 @@ export class Limiter {
   private readonly store: Store;
   private readonly maxQueue: number;
   private readonly warn: (warning: Error) => void;
+  private readonly provider: ProviderName | undefined;
+  /** The budgets as configured; the effective ones also fold in `learned`. */
   private limits: Limits;
+  private readonly learned = new LearnedLimits();
+  /** Admissions so far: orders responses against admissions. */
+  private admissions = 0;
   private dimensions: readonly Dimension[] = [];
   private concurrency: number | undefined;
   /** Aligned with `dimensions`; kept by name in `meterByName` across reconfiguration. */
@@ -49,7 +58,11 @@ export class Limiter {
     give: (name, amount) => this.store.give(name, amount),
     refunded: () => this.pump(),
     released: () => this.onReleased(),
+    sync: (headers, options, origin) => this.applyHeaders(headers, options, origin),
   };
+  /** `limiter.sync` treats headers as current when received: nothing admitted since is unseen. */
+  /** `seq` of the freshest response whose limits were learned. */
+  private learnedSeq = 0;
   private readonly abandon = (waiter: Waiter): void => {
     const wasHead = waiter === this.queue.head;
     this.dequeue(waiter);
@@ -64,10 +77,11 @@ export class Limiter {
     this.maxQueue = resolved.maxQueue;
     this.warn = resolved.onWarning;
     this.limits = resolved.limits;
+    this.provider = resolved.provider;
     this.store = new MemoryStore(this.clock, resolved.initialFraction);
     this.headAlarm = new Alarm(this.clock, () => this.pump());
     this.deadlineAlarm = new Alarm(this.clock, () => this.expire());
-    this.apply(budget.dimensions, budget.concurrency);
+    this.apply(this.learned.merge(budget));
   }
 
   /**
@@ -107,7 +121,37 @@ export class Limiter {
     const limits = mergeLimits(this.limits, changes);
     const budget = buildBudget(limits);
     this.limits = limits;
-    this.apply(budget.dimensions, budget.concurrency);
+    this.reconfigure(budget);
+  }
+
+  /**
+   * Applies a response's rate-limit headers as the provider's current truth:
+   * limits it reports cap the configured ones (or add budgets), levels are
+   * lowered (never raised) to its remaining; `{ status: 429 }` pauses
+   * admission. Returns the parsed view. For headers tied to one request, prefer
+   * `reservation.sync`, which also discounts what was admitted after it.
+   */
+  sync(headers: HeaderInput, options?: SyncOptions): RateLimitView {
+    return this.applyHeaders(headers, options, { seq: this.admissions, admittedAt: (meter) => meter.admitted });
+  }
+
+  private applyHeaders(headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): RateLimitView {
+    const provider = options?.provider ?? this.provider;
+    const view = parseRateLimitHeaders(headers, { wallNow: this.clock.wallNow(), ...(provider ? { provider } : {}) });
+    if (this.closed) return view;
+    // Headers from an older request never undo what a fresher one said.
+    if (origin.seq >= this.learnedSeq) {
+      this.learnedSeq = origin.seq;
+      if (this.learned.learn(view)) this.reconfigure(buildBudget(this.limits));
+    }
+    syncLevels(view, this.meters, this.store, origin, this.clock.now());
+    this.pump();
+    return view;
+  }
+
+  /** Applies a new configured budget (merged with learned limits) and rejects waiters that can no longer fit. */
+  private reconfigure(budget: Budget): void {
+    this.apply(this.learned.merge(budget));
     for (const waiter of [...this.queue]) {
       const problem = this.problemWith(waiter.estimate);
       if (!problem) continue;
@@ -147,10 +191,10 @@ export class Limiter {
     this.notifyIdle();
   }
 
-  private apply(dimensions: readonly Dimension[], concurrency: number | undefined): void {
+  private apply({ dimensions, concurrency }: Budget): void {
     this.store.configure(dimensions, concurrency);
     const meters = dimensions.map((dimension) => {
-      const meter = this.meterByName.get(dimension.name) ?? { name: dimension.name, dimension, queued: 0, held: 0 };
+      const meter = this.meterByName.get(dimension.name) ?? createMeter(dimension);
       meter.dimension = dimension;
       return meter;
     });
@@ -193,7 +237,7 @@ export class Limiter {
 
   private admit(estimate: Estimate, signal: AbortSignal | undefined): Reservation {
     this.inFlight++;
-    return new Reservation(this.host, this.meters, estimate, signal);
+    return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions);
   }
 
   private enqueue(estimate: Estimate, options: AcquireOptions | undefined): Promise<Reservation> {
@@ -288,6 +332,8 @@ export class Limiter {
   }
 
   private expire(): void {
+    // A waiter that can be admitted at its deadline is admitted, not timed out.
+    this.pump();
     const now = this.clock.now();
     let headChanged = false;
     for (let waiter = this.deadlines.earliest; waiter && waiter.deadline <= now; waiter = this.deadlines.earliest) {

@@ -1,4 +1,5 @@
 import type { Clock } from "./clock.js";
+import type { ProviderName } from "./headers/types.js";
 
 /** What a dimension counts. */
 export type Unit = "requests" | "tokens" | "input" | "output";
@@ -64,6 +65,18 @@ export interface LimiterOptions extends Limits {
   clock?: Clock;
   /** Receives non-fatal problems (a malformed `used`, …). Default `process.emitWarning`. */
   onWarning?: (warning: Error) => void;
+  /** Whose header dialect `sync` reads. Default: detected from the header names. */
+  provider?: ProviderName;
+}
+
+/** How to read one response in `sync`. */
+export interface SyncOptions {
+  /** Whose header dialect to read; default the limiter's `provider`, else detected. */
+  provider?: ProviderName;
+  /** The response's HTTP status: 429 pauses admission (see the README's retry section). */
+  status?: number;
+  /** The response body (parsed JSON or text), for the 429's retry hint and limit type. */
+  body?: unknown;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { amountProblem, costOf, type Dimension } from "./dimensions.js";
 import { ReservationReleasedError } from "./errors.js";
-import type { Estimate, Usage } from "./options.js";
+import type { HeaderInput, RateLimitView } from "./headers/types.js";
+import type { SyncOrigin } from "./level-sync.js";
+import type { Estimate, SyncOptions, Usage } from "./options.js";
 
 /** Limiter-side tallies of one dimension, kept by name across reconfiguration. */
 export interface Meter {
@@ -11,6 +13,19 @@ export interface Meter {
   queued: number;
   /** Charges held by unreleased reservations: what settles could still refund. */
   held: number;
+  /** Total charged at admission since the meter was created (estimates): orders responses against admissions. */
+  admitted: number;
+  /** `seq` of the freshest response whose levels were applied. */
+  syncedSeq: number;
+  /** When levels were last synced (monotonic ms). */
+  lastSyncAt: number | undefined;
+  /** Estimated rate (units/ms) at which other clients draw on the same key. */
+  othersRate: number;
+}
+
+/** A new meter for `dimension`. */
+export function createMeter(dimension: Dimension): Meter {
+  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0 };
 }
 
 /** What a reservation needs from its limiter. */
@@ -21,6 +36,8 @@ export interface ReservationHost {
   refunded(): void;
   /** The reservation ended: free its slot. */
   released(): void;
+  /** Applies response headers that the request of `origin` carried. */
+  sync(headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): RateLimitView;
 }
 
 const neverAborted = new AbortController().signal;
@@ -29,10 +46,12 @@ const neverAborted = new AbortController().signal;
  * What an admitted request holds: its charge on every dimension and a
  * concurrency slot, until it settles its actual usage and is released.
  */
-export class Reservation {
+export class Reservation implements SyncOrigin {
   /** Per meter, what is charged now; `undefined` while it is still the estimate. */
   private charged: number[] | undefined;
   private done = false;
+  /** Per meter, its `admitted` total right after this admission. */
+  private readonly marks: number[];
 
   /** @internal Created by the limiter on admission. */
   constructor(
@@ -41,8 +60,30 @@ export class Reservation {
     /** The estimate the request was admitted on. */
     readonly estimate: Estimate,
     private readonly callerSignal: AbortSignal | undefined,
+    /** @internal Admission order, for telling fresher responses from older ones. */
+    readonly seq: number,
   ) {
-    for (const meter of meters) meter.held += costOf(meter.dimension.unit, estimate);
+    this.marks = meters.map((meter) => {
+      const cost = costOf(meter.dimension.unit, estimate);
+      meter.held += cost;
+      return (meter.admitted += cost);
+    });
+  }
+
+  /** @internal */
+  admittedAt(meter: Meter): number | undefined {
+    const i = this.meters.indexOf(meter);
+    return i < 0 ? undefined : this.marks[i];
+  }
+
+  /**
+   * Applies the rate-limit headers of this request's response (pass
+   * `{ status: 429, body }` for a rejection). Knowing which request carried them
+   * lets the limiter discount what it admitted since, and ignore stale ones.
+   * Returns the parsed view. Works after `release()` too.
+   */
+  sync(headers: HeaderInput, options?: SyncOptions): RateLimitView {
+    return this.host.sync(headers, options, this);
   }
 
   /** The caller's abort signal, to pass on to the model call (a never-aborting one if none was given). */

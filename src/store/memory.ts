@@ -1,15 +1,26 @@
-import { advance, covers, levelAt, msUntilCovered, type BucketState } from "../bucket.js";
+import { advance, covers, levelAt, msUntilCovered, type BucketShape, type BucketState } from "../bucket.js";
 import type { Clock } from "../clock.js";
 import { costOf, type Dimension } from "../dimensions.js";
 import type { Estimate } from "../options.js";
 import type { Blocker, DimensionSnapshot, Store } from "./types.js";
 
+/** One dimension's bucket: its shape (refill scaled by `share`) and state in one object. */
+interface Bucket extends BucketShape, BucketState {
+  dimension: Dimension;
+  /** Refill rate actually used: `dimension.limit * share`. */
+  limit: number;
+  windowMs: number;
+  capacity: number;
+  /** Fraction of the rate this client may use (others draw on the same key). */
+  share: number;
+  /** No admission with a positive cost before this monotonic time. */
+  pausedUntil: number;
+}
+
 /** Bucket state in this process: synchronous, so admission allocates nothing. */
 export class MemoryStore implements Store {
-  private dimensions: readonly Dimension[] = [];
-  /** Aligned with `dimensions`. */
-  private states: BucketState[] = [];
-  private readonly byName = new Map<string, { dimension: Dimension; state: BucketState }>();
+  private buckets: Bucket[] = [];
+  private readonly byName = new Map<string, Bucket>();
   private concurrency: number | undefined;
   private inUse = 0;
 
@@ -21,33 +32,40 @@ export class MemoryStore implements Store {
 
   configure(dimensions: readonly Dimension[], concurrency: number | undefined): void {
     const now = this.clock.now();
-    const states = dimensions.map((dimension) => {
+    const buckets = dimensions.map((dimension) => {
       const kept = this.byName.get(dimension.name);
-      if (!kept) return { level: dimension.capacity * this.initialFraction, at: now };
+      if (!kept) {
+        const level = dimension.capacity * this.initialFraction;
+        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, share: 1, pausedUntil: 0 };
+      }
       // Refill the elapsed time at the old rate before the new shape applies.
-      advance(kept.dimension, kept.state, now);
-      kept.state.level = Math.min(kept.state.level, dimension.capacity);
-      return kept.state;
+      advance(kept, kept, now);
+      kept.dimension = dimension;
+      kept.limit = dimension.limit * kept.share;
+      kept.windowMs = dimension.windowMs;
+      kept.capacity = dimension.capacity;
+      kept.level = Math.min(kept.level, dimension.capacity);
+      return kept;
     });
     this.byName.clear();
-    dimensions.forEach((dimension, i) => this.byName.set(dimension.name, { dimension, state: states[i]! }));
-    this.dimensions = dimensions;
-    this.states = states;
+    for (const bucket of buckets) this.byName.set(bucket.dimension.name, bucket);
+    this.buckets = buckets;
     this.concurrency = concurrency;
   }
 
   take(estimate: Estimate): boolean {
-    const { dimensions, states } = this;
+    const buckets = this.buckets;
     if (this.concurrency !== undefined && this.inUse >= this.concurrency) return false;
     const now = this.clock.now();
-    for (let i = 0; i < dimensions.length; i++) {
-      const dimension = dimensions[i]!;
-      const state = states[i]!;
-      advance(dimension, state, now);
-      if (!covers(state.level, costOf(dimension.unit, estimate))) return false;
+    for (let i = 0; i < buckets.length; i++) {
+      const bucket = buckets[i]!;
+      const cost = costOf(bucket.dimension.unit, estimate);
+      advance(bucket, bucket, now);
+      if (!covers(bucket.level, cost) || (cost > 0 && bucket.pausedUntil > now)) return false;
     }
-    for (let i = 0; i < dimensions.length; i++) {
-      states[i]!.level -= costOf(dimensions[i]!.unit, estimate);
+    for (let i = 0; i < buckets.length; i++) {
+      const bucket = buckets[i]!;
+      bucket.level -= costOf(bucket.dimension.unit, estimate);
     }
     this.inUse++;
     return true;
@@ -57,13 +75,15 @@ export class MemoryStore implements Store {
     const now = this.clock.now();
     let dimension = "";
     let waitMs = 0;
-    this.dimensions.forEach((d, i) => {
-      const wait = msUntilCovered(d, this.states[i]!, now, costOf(d.unit, estimate));
+    for (const bucket of this.buckets) {
+      const cost = costOf(bucket.dimension.unit, estimate);
+      const paused = cost > 0 ? bucket.pausedUntil - now : 0;
+      const wait = Math.max(msUntilCovered(bucket, bucket, now, cost), paused);
       if (wait > waitMs) {
         waitMs = wait;
-        dimension = d.name;
+        dimension = bucket.dimension.name;
       }
-    });
+    }
     if (waitMs === 0 && this.concurrency !== undefined && this.inUse >= this.concurrency) {
       return { dimension: "concurrency", waitMs: Infinity };
     }
@@ -71,11 +91,36 @@ export class MemoryStore implements Store {
   }
 
   give(name: string, amount: number): void {
-    const entry = this.byName.get(name);
-    if (!entry) return;
+    const bucket = this.byName.get(name);
+    if (!bucket) return;
     // Refill to now first: a refund on a stale timestamp would over-grant.
-    advance(entry.dimension, entry.state, this.clock.now());
-    entry.state.level = Math.min(entry.state.level + amount, entry.dimension.capacity);
+    advance(bucket, bucket, this.clock.now());
+    bucket.level = Math.min(bucket.level + amount, bucket.capacity);
+  }
+
+  level(name: string): number | undefined {
+    const bucket = this.byName.get(name);
+    return bucket && levelAt(bucket, bucket, this.clock.now());
+  }
+
+  lower(name: string, level: number): void {
+    const bucket = this.byName.get(name);
+    if (!bucket) return;
+    advance(bucket, bucket, this.clock.now());
+    if (level < bucket.level) bucket.level = level;
+  }
+
+  setShare(name: string, share: number): void {
+    const bucket = this.byName.get(name);
+    if (!bucket) return;
+    advance(bucket, bucket, this.clock.now());
+    bucket.share = share;
+    bucket.limit = bucket.dimension.limit * share;
+  }
+
+  pause(name: string, until: number): void {
+    const bucket = this.byName.get(name);
+    if (bucket && until > bucket.pausedUntil) bucket.pausedUntil = until;
   }
 
   releaseSlot(): void {
@@ -89,9 +134,10 @@ export class MemoryStore implements Store {
   snapshot(): Record<string, DimensionSnapshot> {
     const now = this.clock.now();
     const view: Record<string, DimensionSnapshot> = {};
-    this.dimensions.forEach((d, i) => {
-      view[d.name] = { limit: d.limit, windowMs: d.windowMs, capacity: d.capacity, available: levelAt(d, this.states[i]!, now) };
-    });
+    for (const bucket of this.buckets) {
+      const { name, limit, windowMs, capacity } = bucket.dimension;
+      view[name] = { limit, windowMs, capacity, available: levelAt(bucket, bucket, now) };
+    }
     return view;
   }
 }

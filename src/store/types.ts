@@ -31,6 +31,14 @@ export interface Store {
   blocker(estimate: Estimate): Blocker;
   /** Adds `amount` to dimension `name` (a refund; negative: an extra charge). Unknown names are ignored. */
   give(name: string, amount: number): void;
+  /** Current level of dimension `name` (refilled to now), if it exists. */
+  level(name: string): number | undefined;
+  /** Lowers dimension `name` to at most `level`; never raises it. */
+  lower(name: string, level: number): void;
+  /** Refills dimension `name` at `share` (0..1] of its rate: other clients draw on the same key. */
+  setShare(name: string, share: number): void;
+  /** No admission with a positive cost on `name` before monotonic time `until`. */
+  pause(name: string, until: number): void;
   /** Frees one concurrency slot. */
   releaseSlot(): void;
   /** Slots in use. */

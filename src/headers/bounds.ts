@@ -1,0 +1,25 @@
+/** Milliseconds in a second. */
+export const SECOND = 1_000;
+/** Milliseconds in a minute. */
+export const MINUTE = 60_000;
+/** Milliseconds in an hour. */
+export const HOUR = 3_600_000;
+/** Milliseconds in a day. */
+export const DAY = 86_400_000;
+
+/**
+ * How many header entries are read. Real responses carry a few dozen; the cap keeps a
+ * broken proxy's flood of headers from costing more than a bounded amount of work.
+ */
+export const MAX_HEADERS = 256;
+/** Longer header names are skipped: none that we read is near this long. */
+export const MAX_NAME_LENGTH = 128;
+/**
+ * Longer header values are dropped unread: every value we read fits easily (the longest,
+ * an IETF policy list, is tens of characters), and a megabyte value must cost O(1).
+ */
+export const MAX_VALUE_LENGTH = 256;
+/** A limit or remaining count above this is absurd (it loses integer precision near 2^53). */
+export const MAX_COUNT = 1e15;
+/** A reset or retry delay further away than this is absurd: no provider meters beyond a year. */
+export const MAX_DURATION_MS = 366 * DAY;

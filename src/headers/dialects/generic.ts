@@ -1,0 +1,21 @@
+import { inferredWindow, readTriple, toDimension } from "../dimension.js";
+import { ASSUMED_DAY } from "../window.js";
+import { collect, type Dialect } from "./dialect.js";
+import { readOpenAiNames } from "./openai.js";
+import { readSuffixedNames } from "./suffixed.js";
+
+const INFER = inferredWindow(ASSUMED_DAY);
+
+/**
+ * An unrecognised sender: OpenAI's `x-ratelimit-*-{requests,tokens}` names, the bare
+ * `x-ratelimit-{limit,remaining,reset}` (read as requests, as OpenRouter and Together mean
+ * them), and names that spell their window. Nothing is assumed about a window the name
+ * does not spell: it is inferred from the triple, else taken as a day.
+ */
+export const readGeneric: Dialect = (headers, ctx) => {
+  const bare = toDimension(
+    readTriple(headers, "requests", { limit: "x-ratelimit-limit", remaining: "x-ratelimit-remaining", reset: "x-ratelimit-reset" }, ctx),
+    INFER,
+  );
+  return { dimensions: collect([...readOpenAiNames(headers, ctx, INFER, INFER), bare, ...readSuffixedNames(headers, ctx)]) };
+};

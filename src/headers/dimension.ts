@@ -1,0 +1,74 @@
+import { MAX_COUNT } from "./bounds.js";
+import type { Span } from "./durations.js";
+import { dimensionName } from "./names.js";
+import type { HeaderMap } from "./normalize.js";
+import { parseCount } from "./numbers.js";
+import { parseReset, type TimeContext } from "./reset.js";
+import type { ReportedDimension, ReportedUnit } from "./types.js";
+import { inferWindow, type WindowDecision } from "./window.js";
+
+/** One budget's values as read, before they are checked and named. */
+export interface Reading {
+  unit: ReportedUnit;
+  limit?: number | undefined;
+  remaining?: number | undefined;
+  reset?: Span | undefined;
+}
+
+/** How a dialect decides a budget's window: it names it, or the triple is asked first. */
+export type WindowRule =
+  | { readonly kind: "fixed"; readonly windowMs: number }
+  | { readonly kind: "infer"; readonly fallback: WindowDecision };
+
+/** The dialect fixes the window (OpenAI per minute, Groq requests per day, ...). */
+export function fixedWindow(windowMs: number): WindowRule {
+  return { kind: "fixed", windowMs };
+}
+
+/** Infer the window from the triple; `fallback` when it cannot tell. */
+export function inferredWindow(fallback: WindowDecision): WindowRule {
+  return { kind: "infer", fallback };
+}
+
+/** Reads a limit / remaining / reset triple of headers. */
+export function readTriple(
+  headers: HeaderMap,
+  unit: ReportedUnit,
+  names: { limit: string; remaining: string; reset?: string },
+  ctx: TimeContext,
+): Reading {
+  return {
+    unit,
+    limit: parseCount(headers.get(names.limit)),
+    remaining: parseCount(headers.get(names.remaining)),
+    reset: names.reset === undefined ? undefined : parseReset(headers.get(names.reset), ctx),
+  };
+}
+
+function count(n: number | undefined): number | undefined {
+  return n !== undefined && Number.isFinite(n) && n >= 0 && n <= MAX_COUNT ? n : undefined;
+}
+
+/**
+ * A reading as a named {@link ReportedDimension}: absurd counts dropped, `remaining`
+ * clamped to `limit`, the window decided by `rule` (concurrency has none). `undefined`
+ * when neither a limit nor a remaining count survives: such a budget says nothing.
+ */
+export function toDimension(reading: Reading, rule: WindowRule): [string, ReportedDimension] | undefined {
+  const limit = count(reading.limit);
+  const reported = count(reading.remaining);
+  const remaining = limit !== undefined && reported !== undefined ? Math.min(reported, limit) : reported;
+  if (limit === undefined && remaining === undefined) return undefined;
+  const dimension: ReportedDimension = { unit: reading.unit };
+  if (limit !== undefined) dimension.limit = limit;
+  if (remaining !== undefined) dimension.remaining = remaining;
+  if (reading.reset !== undefined) dimension.resetMs = reading.reset.ms;
+  if (reading.unit === "concurrency") return ["concurrency", dimension];
+  const window: WindowDecision =
+    rule.kind === "fixed"
+      ? { windowMs: rule.windowMs, windowSource: "dialect" }
+      : inferWindow(limit, remaining, reading.reset, rule.fallback);
+  dimension.windowMs = window.windowMs;
+  dimension.windowSource = window.windowSource;
+  return [dimensionName(reading.unit, window.windowMs), dimension];
+}

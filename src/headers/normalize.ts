@@ -1,0 +1,68 @@
+import { MAX_HEADERS, MAX_NAME_LENGTH, MAX_VALUE_LENGTH } from "./bounds.js";
+import type { HeaderInput, HeaderValue } from "./types.js";
+
+/** Lower-cased header name -> trimmed value, every value at most {@link MAX_VALUE_LENGTH} chars. */
+export type HeaderMap = ReadonlyMap<string, string>;
+
+/**
+ * Reads any {@link HeaderInput} into a {@link HeaderMap}. Repeated names are joined with
+ * `", "` as fetch's `Headers` does. Work is bounded: at most {@link MAX_HEADERS} entries are
+ * read, and an over-long value is dropped by its length alone, without being scanned.
+ */
+export function normalizeHeaders(input: HeaderInput | null | undefined): HeaderMap {
+  const out = new Map<string, string>();
+  if (input === null || typeof input !== "object") return out;
+  const dropped = new Set<string>();
+  let read = 0;
+  const add = (name: unknown, value: unknown): boolean => {
+    read += 1;
+    if (typeof name === "string" && name.length <= MAX_NAME_LENGTH) {
+      const key = name.toLowerCase();
+      if (!dropped.has(key)) {
+        const text = valueText(value as HeaderValue);
+        const previous = out.get(key);
+        const joined = previous === undefined || typeof text !== "string" ? text : `${previous}, ${text}`;
+        if (joined === null || (joined !== undefined && joined.length > MAX_VALUE_LENGTH)) {
+          out.delete(key);
+          dropped.add(key);
+        } else if (joined !== undefined) {
+          out.set(key, joined);
+        }
+      }
+    }
+    return read < MAX_HEADERS;
+  };
+  if (Symbol.iterator in input) {
+    for (const entry of input as Iterable<unknown>) {
+      // Headers, Map and arrays of pairs all iterate as [name, value].
+      const pair = Array.isArray(entry) ? entry : undefined;
+      if (!add(pair?.[0], pair?.[1])) break;
+    }
+  } else {
+    const record = input as Record<string, unknown>;
+    for (const name in record) {
+      if (Object.prototype.hasOwnProperty.call(record, name) && !add(name, record[name])) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * A header value as trimmed text; `undefined` when there is none, `null` when it is too
+ * long (so the whole header is dropped rather than read in part).
+ */
+function valueText(value: HeaderValue): string | null | undefined {
+  if (typeof value === "string") return value.length > MAX_VALUE_LENGTH ? null : value.trim();
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : undefined;
+  if (!Array.isArray(value)) return undefined;
+  const parts = value as readonly unknown[];
+  let joined: string | undefined;
+  for (let i = 0; i < parts.length && i < MAX_HEADERS; i++) {
+    const part = parts[i];
+    if (typeof part !== "string") continue;
+    if (part.length > MAX_VALUE_LENGTH) return null;
+    joined = joined === undefined ? part.trim() : `${joined}, ${part.trim()}`;
+    if (joined.length > MAX_VALUE_LENGTH) return null;
+  }
+  return joined;
+}

@@ -1,0 +1,81 @@
+/** A provider whose rate-limit headers have a known dialect (see shared/providers.md). */
+export type ProviderName =
+  | "openai"
+  | "azure"
+  | "anthropic"
+  | "groq"
+  | "cerebras"
+  | "openrouter"
+  | "together"
+  | "mistral"
+  | "ietf";
+
+/**
+ * What a reported budget meters. `input` / `output` are Anthropic's separate ITPM and
+ * OTPM buckets; `concurrency` is the IETF draft's `concurrent-requests` unit.
+ */
+export type ReportedUnit = "requests" | "tokens" | "input" | "output" | "concurrency";
+
+/**
+ * How a dimension's window was decided:
+ * - `dialect`: the provider's documented convention or the header itself names it;
+ * - `inferred`: computed from the limit / remaining / reset triple;
+ * - `assumed`: nothing told it, so the longest plausible window (a day) was taken,
+ *   which gives the slowest refill: the safe side.
+ */
+export type WindowSource = "dialect" | "inferred" | "assumed";
+
+/** One budget as the server reported it. Every number is finite and non-negative. */
+export interface ReportedDimension {
+  /** What the budget meters. */
+  unit: ReportedUnit;
+  /** The bucket's capacity. */
+  limit?: number;
+  /** What is left now; never above `limit`. */
+  remaining?: number;
+  /** The bucket's window: it refills at `limit / windowMs`. Absent for concurrency. */
+  windowMs?: number;
+  /** How `windowMs` was decided. */
+  windowSource?: WindowSource;
+  /**
+   * Milliseconds until the bucket is full again (OpenAI, Anthropic, Groq, Cerebras), until
+   * a fixed boundary (OpenRouter), or until some quota returns (IETF `t`).
+   */
+  resetMs?: number;
+}
+
+/** The normalised server view of one response's rate-limit headers. */
+export interface RateLimitView {
+  /** The dialect that was read: the one asked for, the one detected, or `unknown`. */
+  provider: ProviderName | "unknown";
+  /** Budgets by name: a shorthand (`rpm`, `tpm`, `rpd`, `tpd`, `itpm`, `otpm`, `concurrency`) or `unit/window` (`requests/10s`). */
+  dimensions: Record<string, ReportedDimension>;
+  /** How long the server asked the client to wait, in ms (`retry-after-ms`, then `retry-after`). */
+  retryAfterMs?: number;
+  /** The server's explicit retry decision (`x-should-retry`). */
+  shouldRetry?: boolean;
+  /** The response's `Date` header, in epoch ms. */
+  serverDate?: number;
+}
+
+/** Options for {@link parseRateLimitHeaders}. */
+export interface ParseOptions {
+  /** Read this provider's dialect. Default: detect it from the header names, else `unknown`. */
+  provider?: ProviderName;
+  /** Wall-clock epoch ms, used to turn timestamps into durations when there is no `Date` header. Default: `Date.now()`. */
+  wallNow?: number;
+}
+
+/** One header value as the common header containers hold it. */
+export type HeaderValue = string | number | readonly string[] | null | undefined;
+
+/**
+ * Response headers in any common shape: a fetch `Headers`, a `Map`, an iterable of
+ * `[name, value]` pairs, or a plain object such as Node's `IncomingHttpHeaders`
+ * (names in any case).
+ */
+export type HeaderInput =
+  | Headers
+  | ReadonlyMap<string, HeaderValue>
+  | Iterable<readonly [string, HeaderValue]>
+  | { readonly [name: string]: HeaderValue };

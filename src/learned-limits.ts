@@ -1,0 +1,81 @@
+import type { Budget, Dimension } from "./dimensions.js";
+import type { RateLimitView } from "./headers/types.js";
+import type { Unit } from "./options.js";
+
+/** A budget the provider reported. */
+interface Reported {
+  readonly unit: Unit;
+  readonly limit: number;
+  readonly windowMs: number;
+  /** The window was a guess (a day: the safe side) until a triple tells it. */
+  readonly assumed: boolean;
+}
+
+/**
+ * Limits learned from response headers, merged with the configured ones: the
+ * effective limit is the lower of the two (so a tier upgrade can raise it back
+ * to the configured ceiling), and a reported budget nobody configured is added.
+ */
+export class LearnedLimits {
+  private readonly reported = new Map<string, Reported>();
+  private concurrency: number | undefined;
+  private heard = false;
+
+  /**
+   * Records what `view` reports; returns whether the effective budget may have
+   * changed (the caller then rebuilds it).
+   */
+  learn(view: RateLimitView): boolean {
+    let changed = false;
+    for (const [name, d] of Object.entries(view.dimensions)) {
+      if (d.limit === undefined || d.limit <= 0) continue;
+      if (d.unit === "concurrency") {
+        changed ||= this.concurrency !== d.limit;
+        this.concurrency = d.limit;
+        continue;
+      }
+      if (d.windowMs === undefined || d.windowMs <= 0) continue;
+      const assumed = d.windowSource === "assumed";
+      const sameUnit = [...this.reported].filter(([, r]) => r.unit === d.unit);
+      // A told window replaces the guessed one; a guess never replaces a told one.
+      if (assumed && sameUnit.some(([other, r]) => other !== name && !r.assumed)) continue;
+      if (!assumed) {
+        for (const [other, r] of sameUnit) {
+          if (other !== name && r.assumed) {
+            this.reported.delete(other);
+            changed = true;
+          }
+        }
+      }
+      const before = this.reported.get(name);
+      if (before?.limit === d.limit && before.windowMs === d.windowMs && before.assumed === assumed) continue;
+      this.reported.set(name, { unit: d.unit, limit: d.limit, windowMs: d.windowMs, assumed });
+      changed = true;
+    }
+    if (!this.heard && Object.keys(view.dimensions).length > 0) {
+      this.heard = true;
+      changed = true;
+    }
+    return changed;
+  }
+
+  /**
+   * The configured budget with the reported one folded in. A limiter with no
+   * budget at all stays cautious (one call in flight) until headers arrive.
+   */
+  merge(configured: Budget): Budget {
+    const byName = new Map<string, Dimension>(configured.dimensions.map((d) => [d.name, d]));
+    for (const [name, r] of this.reported) {
+      const own = byName.get(name);
+      if (!own) {
+        byName.set(name, { name, unit: r.unit, limit: r.limit, windowMs: r.windowMs, capacity: r.limit });
+      } else if (r.limit < own.limit) {
+        byName.set(name, { ...own, limit: r.limit, capacity: Math.min(own.capacity, r.limit) });
+      }
+    }
+    let concurrency = configured.concurrency;
+    if (this.concurrency !== undefined) concurrency = Math.min(concurrency ?? Infinity, this.concurrency);
+    if (concurrency === undefined && byName.size === 0 && !this.heard) concurrency = 1;
+    return { dimensions: [...byName.values()], concurrency };
+  }
+}

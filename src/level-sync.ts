@@ -1,0 +1,61 @@
+import type { RateLimitView } from "./headers/types.js";
+import type { Meter } from "./reservation.js";
+
+/** What a header-carrying response is tied to: the admission that sent it. */
+export interface SyncOrigin {
+  /** Admissions counted before and including the request (freshness order). */
+  readonly seq: number;
+  /** The meter's `admitted` total right after the request was admitted; `undefined` if it predates the meter. */
+  admittedAt(meter: Meter): number | undefined;
+}
+
+/** The parts of a store that header sync moves. */
+export interface SyncTarget {
+  level(name: string): number | undefined;
+  lower(name: string, level: number): void;
+  setShare(name: string, share: number): void;
+}
+
+/** How quickly the estimate of others' use of a shared key follows new evidence. */
+const SHARE_TIME_CONSTANT_MS = 5_000;
+/** Never believe others leave us less than this fraction of the rate: the level sync still caps us. */
+const MIN_SHARE = 0.05;
+
+/**
+ * Lowers local levels to what the provider reports (never raises them), less
+ * what this limiter admitted after the request that carried the headers (the
+ * provider may not have counted those yet). A response older than one already
+ * applied changes nothing. From consecutive responses it learns how fast other
+ * clients drain a shared key, and refills locally at this client's share.
+ */
+export function syncLevels(view: RateLimitView, meters: readonly Meter[], target: SyncTarget, origin: SyncOrigin, now: number): void {
+  for (const meter of meters) {
+    const reported = view.dimensions[meter.name];
+    if (reported?.remaining === undefined || origin.seq < meter.syncedSeq) continue;
+    const mark = origin.admittedAt(meter);
+    const unseen = meter.admitted - (mark ?? 0);
+    const truth = Math.max(0, reported.remaining - unseen);
+    const local = target.level(meter.name);
+    if (local === undefined) continue;
+    learnShare(meter, target, local - truth, now);
+    meter.syncedSeq = origin.seq;
+    target.lower(meter.name, truth);
+  }
+}
+
+/**
+ * `excess` is how far the local level ran ahead of the provider's since the
+ * last sync: what others drew (noise in either direction averages out, so it is
+ * kept signed). A time-weighted average of its rate sets the local refill share.
+ */
+function learnShare(meter: Meter, target: SyncTarget, excess: number, now: number): void {
+  const last = meter.lastSyncAt;
+  meter.lastSyncAt = now;
+  if (last === undefined || now <= last) return;
+  const dt = now - last;
+  const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
+  meter.othersRate += weight * (excess / dt - meter.othersRate);
+  const rate = meter.dimension.limit / meter.dimension.windowMs;
+  const share = Math.min(1, Math.max(MIN_SHARE, 1 - Math.max(0, meter.othersRate) / rate));
+  target.setShare(meter.name, share);
+}

@@ -1,0 +1,98 @@
+import { answerPieces, answerText } from "./answers.js";
+import type { Completion, SseEvent, StreamEvents } from "./completion.js";
+import { MAX_STREAM_DELTAS } from "./completion.js";
+import type { Rejection } from "./rejection.js";
+import { rejectionMessage } from "./rejection.js";
+
+/** Token counts in Anthropic's shape. */
+export interface AnthropicUsage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** A non-streaming Messages API response body. */
+export interface AnthropicMessage {
+  id: string;
+  type: "message";
+  role: "assistant";
+  model: string;
+  content: { type: "text"; text: string }[];
+  stop_reason: "end_turn" | "max_tokens";
+  stop_sequence: null;
+  usage: AnthropicUsage;
+}
+
+/** Anthropic's error body (429: `error.type` is `"rate_limit_error"`). */
+export interface AnthropicErrorBody {
+  type: "error";
+  error: { type: string; message: string };
+}
+
+/** The Messages API body for a finished answer. */
+export function anthropicMessageBody(completion: Completion): AnthropicMessage {
+  return {
+    id: messageId(completion),
+    type: "message",
+    role: "assistant",
+    model: completion.model,
+    content: [{ type: "text", text: answerText(completion.outputTokens) }],
+    stop_reason: stopReason(completion),
+    stop_sequence: null,
+    usage: { input_tokens: completion.promptTokens, output_tokens: completion.outputTokens },
+  };
+}
+
+/**
+ * Messages API stream: `message_start` (input usage), `content_block_start`,
+ * `ping`, `content_block_delta`s, `content_block_stop`, `message_delta` (stop
+ * reason and final output usage), `message_stop`.
+ */
+export function anthropicMessageStream(completion: Completion): StreamEvents {
+  const event = (type: string, body: object = {}): SseEvent => ({ event: type, data: JSON.stringify({ type, ...body }) });
+  const message = {
+    id: messageId(completion),
+    type: "message",
+    role: "assistant",
+    model: completion.model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: completion.promptTokens, output_tokens: 0 },
+  };
+  return {
+    head: [
+      event("message_start", { message }),
+      event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+      event("ping"),
+    ],
+    deltas: answerPieces(completion.outputTokens, MAX_STREAM_DELTAS).map((text) =>
+      event("content_block_delta", { index: 0, delta: { type: "text_delta", text } }),
+    ),
+    tail: [
+      event("content_block_stop", { index: 0 }),
+      event("message_delta", {
+        delta: { stop_reason: stopReason(completion), stop_sequence: null },
+        usage: { output_tokens: completion.outputTokens },
+      }),
+      event("message_stop"),
+    ],
+  };
+}
+
+/** The 429 body: `{ type: "error", error: { type: "rate_limit_error", message } }`. */
+export function anthropicRateLimitBody(rejection: Rejection): AnthropicErrorBody {
+  return { type: "error", error: { type: "rate_limit_error", message: rejectionMessage(rejection) } };
+}
+
+/** A 4xx body (`invalid_request_error`, `not_found_error`) for a request the simulator cannot serve. */
+export function anthropicErrorBody(type: string, message: string): AnthropicErrorBody {
+  return { type: "error", error: { type, message } };
+}
+
+function messageId(completion: Completion): string {
+  return `msg_${completion.id}`;
+}
+
+function stopReason(completion: Completion): "end_turn" | "max_tokens" {
+  return completion.truncated ? "max_tokens" : "end_turn";
+}

@@ -1,0 +1,262 @@
+import { seededAnswerTokens } from "./answers.js";
+import type { Completion } from "./completion.js";
+import type { MeterReadings } from "./dialects.js";
+import { httpDate, rateLimitHeaders, requestIdHeaderName, retryAfterHeaders } from "./dialects.js";
+import type { CallSize, Dimension, RejectionDimension } from "./dimensions.js";
+import { DIMENSION_NAMES, createDimension } from "./dimensions.js";
+import { wholeUnitsLeft } from "./meter.js";
+import type { ResolvedOptions } from "./options.js";
+import { checkedLatency } from "./options.js";
+import type { Rejection } from "./rejection.js";
+
+/** Response headers, lower-case names. */
+export type ResponseHeaders = Record<string, string>;
+
+/** One call as the server receives it, already sized. */
+export interface AdmissionRequest extends CallSize {
+  /** Answer length to use; otherwise `answerTokens` or the seeded draw decides. */
+  readonly actual?: number | undefined;
+  readonly stream: boolean;
+  /** Echoed in response bodies. */
+  readonly model: string;
+  /** The parsed HTTP body, handed to `answerTokens`; `undefined` in process. */
+  readonly body: unknown;
+}
+
+/** The outcome of admission: a 429 to send now, or a call that is now running. */
+export type Admission =
+  | { readonly admitted: false; readonly rejection: Rejection; readonly headers: ResponseHeaders }
+  | { readonly admitted: true; readonly call: AdmittedCall };
+
+/** A running call: it holds its reservation and concurrency slot until `complete()`. */
+export interface AdmittedCall {
+  readonly completion: Completion;
+  /** How long after admission the response completes. */
+  readonly latencyMs: number;
+  /** Headers stamped now (a stream's head is sent at admission). */
+  headers(): ResponseHeaders;
+  /** Reconciles the reservation to the actual usage, frees the slot, and returns headers stamped now. Call once. */
+  complete(): ResponseHeaders;
+}
+
+/** One call as the simulator saw it; usable by benchmarks. */
+export interface CallRecord {
+  /** The call's id (the request-id header carries it as `req_<id>`). */
+  readonly id: string;
+  /** Monotonic clock time of arrival, which is also the admission decision. */
+  readonly receivedAt: number;
+  /** 200 if admitted, 429 if rejected. */
+  readonly status: 200 | 429;
+  readonly prompt: number;
+  readonly maxTokens: number;
+  /** Answer length (admitted calls). */
+  readonly actual?: number;
+  /** Monotonic clock time the response completed (admitted calls, once done). */
+  readonly completedAt?: number;
+  /** The binding dimension (rejected calls). */
+  readonly rejectedBy?: RejectionDimension;
+  /** The `retry-after-ms` sent (rejected calls that can ever fit). */
+  readonly retryAfterMs?: number;
+}
+
+/** Counters since the provider was created. */
+export interface ProviderStats {
+  /** Admitted calls whose response has completed. */
+  readonly served: number;
+  /** Calls answered 429. */
+  readonly rejected: number;
+  /** 429s by binding dimension. */
+  readonly rejectedBy: Readonly<Record<RejectionDimension, number>>;
+  /** Admitted calls not yet completed. */
+  readonly inFlight: number;
+  /** Most calls ever in flight at once. */
+  readonly maxInFlight: number;
+  /** Tokens charged at admission, prompt + max_tokens summed over admitted calls. */
+  readonly tokensCharged: number;
+  /** Tokens used, prompt + actual summed over completed calls. */
+  readonly tokensUsed: number;
+  /** Every call in arrival order (copies). */
+  readonly calls: readonly CallRecord[];
+}
+
+type MutableRecord = { -readonly [K in keyof CallRecord]: CallRecord[K] };
+
+interface Blocker {
+  readonly dimension: RejectionDimension;
+  readonly waitMs: number;
+  readonly rejection: Omit<Rejection, "retryAfterMs">;
+}
+
+/**
+ * The simulated server's accounting: admission against every dimension at
+ * once, reservations reconciled at completion, concurrency slots, stats.
+ * Knows nothing about HTTP or timers; callers wait `latencyMs` themselves.
+ */
+export class ProviderEngine {
+  readonly #options: ResolvedOptions;
+  readonly #dimensions: readonly Dimension[];
+  /** Completion times of calls in flight, for the concurrency cap's retry-after. */
+  readonly #inFlight = new Set<{ readonly completesAt: number }>();
+  readonly #records: MutableRecord[] = [];
+  readonly #rejectedBy: Record<RejectionDimension, number> = {
+    rpm: 0, rpd: 0, tpm: 0, tpd: 0, itpm: 0, otpm: 0, concurrency: 0,
+  };
+  #served = 0;
+  #maxInFlight = 0;
+  #tokensCharged = 0;
+  #tokensUsed = 0;
+
+  constructor(options: ResolvedOptions) {
+    this.#options = options;
+    const now = options.clock.now();
+    this.#dimensions = DIMENSION_NAMES.flatMap((name) => {
+      const limit = options.limits[name];
+      return limit === undefined ? [] : [createDimension(name, limit, options.window, options.outputCharge, now)];
+    });
+  }
+
+  /** The options this engine runs with. */
+  get options(): ResolvedOptions {
+    return this.#options;
+  }
+
+  /** Decides a call now: admit it (taking its reservation and a slot) or reject it, consuming nothing. */
+  admit(request: AdmissionRequest): Admission {
+    const now = this.#options.clock.now();
+    const index = this.#records.length;
+    const id = String(index + 1).padStart(8, "0");
+    const record: MutableRecord = {
+      id, receivedAt: now, status: 429, prompt: request.prompt, maxTokens: request.maxTokens,
+    };
+    const blocker = this.#bindingBlocker(request, now);
+    if (blocker) {
+      this.#records.push(record);
+      return this.#reject(record, blocker, now);
+    }
+    // Decide the answer before taking anything, so a throwing hook leaks nothing.
+    const actual = this.#answerLength(request, index);
+    const latencyMs = this.#latency(request, actual);
+    this.#records.push(record);
+    record.status = 200;
+    record.actual = actual;
+    const epochs = this.#dimensions.map((d) => d.meter.take(d.admissionCost(request), now));
+    const slot = { completesAt: now + latencyMs };
+    this.#inFlight.add(slot);
+    this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight.size);
+    this.#tokensCharged += request.prompt + request.maxTokens;
+
+    const completion: Completion = {
+      id,
+      model: request.model,
+      promptTokens: request.prompt,
+      outputTokens: actual,
+      truncated: actual >= request.maxTokens,
+      createdAt: this.#options.clock.wallNow(),
+    };
+    return {
+      admitted: true,
+      call: {
+        completion,
+        latencyMs,
+        headers: () => this.#headers(id, this.#options.clock.now()),
+        complete: () => {
+          const end = this.#options.clock.now();
+          this.#dimensions.forEach((d, i) => {
+            const refund = d.completionRefund(request, actual);
+            if (refund > 0) d.meter.refund(refund, end, epochs[i] ?? 0);
+            else if (refund < 0) d.meter.take(-refund, end);
+          });
+          this.#inFlight.delete(slot);
+          this.#served += 1;
+          this.#tokensUsed += request.prompt + actual;
+          record.completedAt = end;
+          return this.#headers(id, end);
+        },
+      },
+    };
+  }
+
+  /** A snapshot of the counters and call records. */
+  stats(): ProviderStats {
+    return {
+      served: this.#served,
+      rejected: Object.values(this.#rejectedBy).reduce((sum, n) => sum + n, 0),
+      rejectedBy: { ...this.#rejectedBy },
+      inFlight: this.#inFlight.size,
+      maxInFlight: this.#maxInFlight,
+      tokensCharged: this.#tokensCharged,
+      tokensUsed: this.#tokensUsed,
+      calls: this.#records.map((r) => ({ ...r })),
+    };
+  }
+
+  /** The dimension that keeps this call out longest, or none if it fits everywhere now. */
+  #bindingBlocker(size: CallSize, now: number): Blocker | undefined {
+    const blockers: Blocker[] = [];
+    for (const d of this.#dimensions) {
+      const cost = d.admissionCost(size);
+      const waitMs = d.meter.waitMs(cost, now);
+      if (waitMs > 0) {
+        const used = d.meter.limit - wholeUnitsLeft(d.meter.level(now));
+        blockers.push({
+          dimension: d.name,
+          waitMs,
+          rejection: { dimension: d.name, unit: d.unit, limit: d.meter.limit, used, requested: cost },
+        });
+      }
+    }
+    const cap = this.#options.concurrency;
+    if (cap !== undefined && this.#inFlight.size >= cap) {
+      const earliest = Math.min(...[...this.#inFlight].map((s) => s.completesAt));
+      blockers.push({
+        dimension: "concurrency",
+        waitMs: Math.max(0, earliest - now),
+        rejection: { dimension: "concurrency", unit: "requests", limit: cap, used: this.#inFlight.size, requested: 1 },
+      });
+    }
+    // Ties go to the first blocker found (the order of DIMENSION_NAMES, concurrency last).
+    return blockers.reduce<Blocker | undefined>((worst, b) => (worst && worst.waitMs >= b.waitMs ? worst : b), undefined);
+  }
+
+  #reject(record: MutableRecord, blocker: Blocker, now: number): Admission {
+    const retryAfterMs = Number.isFinite(blocker.waitMs) ? Math.ceil(blocker.waitMs) : undefined;
+    this.#rejectedBy[blocker.dimension] += 1;
+    record.rejectedBy = blocker.dimension;
+    const headers = this.#headers(record.id, now);
+    if (retryAfterMs !== undefined) {
+      record.retryAfterMs = retryAfterMs;
+      Object.assign(headers, retryAfterHeaders(retryAfterMs));
+    }
+    return { admitted: false, rejection: { ...blocker.rejection, retryAfterMs }, headers };
+  }
+
+  #answerLength(request: AdmissionRequest, index: number): number {
+    if (request.actual !== undefined) return request.actual;
+    const hook = this.#options.answerTokens;
+    if (!hook) return seededAnswerTokens(this.#options.seed, index, request.maxTokens);
+    const tokens = hook({ index, prompt: request.prompt, maxTokens: request.maxTokens, body: request.body });
+    if (!Number.isSafeInteger(tokens) || tokens < 0) {
+      throw new RangeError(`answerTokens must return a non-negative integer, got ${tokens}`);
+    }
+    return Math.min(tokens, request.maxTokens);
+  }
+
+  #latency(request: AdmissionRequest, actual: number): number {
+    const option = this.#options.latencyMs;
+    if (typeof option === "number") return option;
+    const input = { prompt: request.prompt, maxTokens: request.maxTokens, actual, stream: request.stream };
+    return checkedLatency(option(input), "latencyMs()");
+  }
+
+  #headers(id: string, now: number): ResponseHeaders {
+    const readings: MeterReadings = Object.fromEntries(
+      this.#dimensions.map((d) => [d.name, { limit: d.meter.limit, level: d.meter.level(now), resetMs: d.meter.resetMs(now) }]),
+    );
+    const wallNow = this.#options.clock.wallNow();
+    return {
+      date: httpDate(wallNow),
+      [requestIdHeaderName(this.#options.dialect)]: `req_${id}`,
+      ...rateLimitHeaders(this.#options.dialect, readings, wallNow),
+    };
+  }
+}

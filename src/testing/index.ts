@@ -1,0 +1,18 @@
+/**
+ * `llm-limiter/testing`: a simulated LLM provider that meters calls the way
+ * real ones do (token buckets or fixed windows per dimension, estimate then
+ * reconcile, concurrency), in process or over HTTP for the official SDKs.
+ * Its accounting is written independently of the limiter's, on purpose.
+ */
+export { createProvider } from "./provider.js";
+export type { CallRequest, CallResult, CallUsage, SimulatedProvider } from "./provider.js";
+export type { AnswerInput, LatencyInput, ProviderOptions } from "./options.js";
+export type { CallRecord, ProviderStats } from "./engine.js";
+export type { ListenOptions, ProviderServer } from "./http.js";
+export type { Dialect } from "./dialects.js";
+export type { DimensionName, OutputCharge, RejectionDimension, WindowMode } from "./dimensions.js";
+export type { AnthropicErrorBody, AnthropicMessage, AnthropicUsage } from "./anthropic-format.js";
+export type { OpenAIChatCompletion, OpenAIErrorBody, OpenAIUsage } from "./openai-format.js";
+export { estimatePromptTokens } from "./prompt.js";
+export type { MessageContent, PromptParts } from "./prompt.js";
+export { formatGoDuration } from "./go-duration.js";

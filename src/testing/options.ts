@@ -1,0 +1,190 @@
+import type { Clock } from "../clock.js";
+import type { Dialect } from "./dialects.js";
+import type { DimensionName, OutputCharge, WindowMode } from "./dimensions.js";
+import { DIMENSION_NAMES } from "./dimensions.js";
+
+/** What a latency function is told about an admitted call. */
+export interface LatencyInput {
+  /** Prompt tokens. */
+  readonly prompt: number;
+  /** The requested output cap. */
+  readonly maxTokens: number;
+  /** The answer's length in tokens. */
+  readonly actual: number;
+  /** Whether the answer is streamed (over HTTP with `stream: true`). */
+  readonly stream: boolean;
+}
+
+/** What an `answerTokens` hook is told about an admitted call. */
+export interface AnswerInput {
+  /** 0-based arrival index of the call at this provider (rejected calls included). */
+  readonly index: number;
+  /** Prompt tokens. */
+  readonly prompt: number;
+  /** The requested output cap; a longer answer is cut off here (finish reason `length`). */
+  readonly maxTokens: number;
+  /** The parsed JSON request body over HTTP; `undefined` for `provider.call()`. */
+  readonly body: unknown;
+}
+
+/** Options of {@link createProvider}. Every limit is optional; an unset limit is not enforced. */
+export interface ProviderOptions {
+  /** Requests per minute. */
+  rpm?: number;
+  /** Requests per day. */
+  rpd?: number;
+  /** Tokens per minute, charged prompt + max_tokens at admission and reconciled to prompt + actual. */
+  tpm?: number;
+  /** Tokens per day, charged like `tpm`. */
+  tpd?: number;
+  /** Input tokens per minute, charged the prompt at admission. */
+  itpm?: number;
+  /** Output tokens per minute, charged as `outputCharge` says. */
+  otpm?: number;
+  /** Most calls in flight at once; a slot is held until the response (or stream) completes. */
+  concurrency?: number;
+  /** Which provider's rate-limit headers to send. Default `"openai"`. */
+  dialect?: Dialect;
+  /** How the server keeps count. Default `"bucket"` (continuous refill). */
+  window?: WindowMode;
+  /** When OTPM is charged. Default `"estimate"`. */
+  outputCharge?: OutputCharge;
+  /**
+   * Milliseconds from admission until the response completes, fixed or per
+   * call (for example `(c) => 300 + 15 * c.actual`). Default 0: responses
+   * complete without a timer. Waits use the global `setTimeout`, so fake
+   * timers drive them.
+   */
+  latencyMs?: number | ((call: LatencyInput) => number);
+  /**
+   * Seed of the answer lengths drawn when neither `actual` nor `answerTokens`
+   * decides (seeds equal modulo 2^32 draw alike). Default 0.
+   */
+  seed?: number;
+  /**
+   * Decides the answer length of a call that does not pass `actual`; the
+   * result is capped at `maxTokens`. Default: seeded, uniform in 1..maxTokens.
+   */
+  answerTokens?: (request: AnswerInput) => number;
+  /** Output cap assumed for an OpenAI-style HTTP request without `max_tokens` / `max_completion_tokens`. Default 4096. */
+  defaultMaxTokens?: number;
+  /** Time source: `now()` drives the meters, `wallNow()` stamps `date` and RFC 3339 resets. Default: `performance.now()` / `Date.now()`, read at call time. */
+  clock?: Clock;
+}
+
+/** Options with defaults applied and every value checked. */
+export interface ResolvedOptions {
+  readonly limits: Partial<Readonly<Record<DimensionName, number>>>;
+  readonly concurrency: number | undefined;
+  readonly dialect: Dialect;
+  readonly window: WindowMode;
+  readonly outputCharge: OutputCharge;
+  readonly latencyMs: number | ((call: LatencyInput) => number);
+  readonly seed: number;
+  readonly answerTokens: ((request: AnswerInput) => number) | undefined;
+  readonly defaultMaxTokens: number;
+  readonly clock: Clock;
+}
+
+/** Longest delay `setTimeout` honours; longer ones fire at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const DIALECTS: readonly Dialect[] = ["openai", "anthropic", "groq", "azure"];
+const WINDOWS: readonly WindowMode[] = ["bucket", "fixed", "azure"];
+const OUTPUT_CHARGES: readonly OutputCharge[] = ["estimate", "actual"];
+const KNOWN_OPTIONS = new Set<string>([
+  ...DIMENSION_NAMES,
+  "concurrency",
+  "dialect",
+  "window",
+  "outputCharge",
+  "latencyMs",
+  "seed",
+  "answerTokens",
+  "defaultMaxTokens",
+  "clock",
+]);
+
+const defaultClock: Clock = {
+  now: () => performance.now(),
+  wallNow: () => Date.now(),
+};
+
+/** Applies defaults and validates; throws `TypeError` for a wrong type or unknown option, `RangeError` for a bad value. */
+export function resolveOptions(options: ProviderOptions = {}): ResolvedOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("createProvider: options must be an object");
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) throw new TypeError(`createProvider: unknown option "${key}"`);
+  }
+  const limits: Partial<Record<DimensionName, number>> = {};
+  for (const name of DIMENSION_NAMES) {
+    const value = options[name];
+    if (value !== undefined) limits[name] = positiveInteger(name, value);
+  }
+  return {
+    limits,
+    concurrency: options.concurrency === undefined ? undefined : positiveInteger("concurrency", options.concurrency),
+    dialect: oneOf("dialect", options.dialect ?? "openai", DIALECTS),
+    window: oneOf("window", options.window ?? "bucket", WINDOWS),
+    outputCharge: oneOf("outputCharge", options.outputCharge ?? "estimate", OUTPUT_CHARGES),
+    latencyMs: latencyOption(options.latencyMs ?? 0),
+    seed: seedOption(options.seed ?? 0),
+    answerTokens: optionalFunction("answerTokens", options.answerTokens),
+    defaultMaxTokens: positiveInteger("defaultMaxTokens", options.defaultMaxTokens ?? 4096),
+    clock: clockOption(options.clock ?? defaultClock),
+  };
+}
+
+/** Checks a latency (option or function result): a finite delay `setTimeout` can honour. */
+export function checkedLatency(value: unknown, source: string): number {
+  if (typeof value !== "number") throw new TypeError(`${source} must be a number, got ${typeof value}`);
+  if (!(value >= 0 && value <= MAX_TIMER_MS)) {
+    throw new RangeError(`${source} must be between 0 and ${MAX_TIMER_MS} ms, got ${value}`);
+  }
+  return value;
+}
+
+function positiveInteger(name: string, value: unknown): number {
+  if (typeof value !== "number") throw new TypeError(`createProvider: ${name} must be a number, got ${typeof value}`);
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new RangeError(`createProvider: ${name} must be a positive integer, got ${value}`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(name: string, value: unknown, allowed: readonly T[]): T {
+  if (typeof value !== "string") throw new TypeError(`createProvider: ${name} must be a string, got ${typeof value}`);
+  const match = allowed.find((candidate) => candidate === value);
+  if (match === undefined) {
+    throw new RangeError(`createProvider: ${name} must be one of ${allowed.map((a) => `"${a}"`).join(", ")}, got "${value}"`);
+  }
+  return match;
+}
+
+function latencyOption(value: unknown): number | ((call: LatencyInput) => number) {
+  if (typeof value === "function") return value as (call: LatencyInput) => number;
+  return checkedLatency(value, "createProvider: latencyMs");
+}
+
+function seedOption(value: unknown): number {
+  if (typeof value !== "number") throw new TypeError(`createProvider: seed must be a number, got ${typeof value}`);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`createProvider: seed must be an integer, got ${value}`);
+  return value;
+}
+
+function optionalFunction<F>(name: string, value: F | undefined): F | undefined {
+  if (value !== undefined && typeof value !== "function") {
+    throw new TypeError(`createProvider: ${name} must be a function, got ${typeof value}`);
+  }
+  return value;
+}
+
+function clockOption(value: unknown): Clock {
+  const clock = value as Partial<Clock> | null;
+  if (typeof clock !== "object" || clock === null || typeof clock.now !== "function" || typeof clock.wallNow !== "function") {
+    throw new TypeError("createProvider: clock must be an object with now() and wallNow() functions");
+  }
+  return clock as Clock;
+}

@@ -1,0 +1,113 @@
+import type { AnthropicErrorBody, AnthropicMessage } from "./anthropic-format.js";
+import { anthropicMessageBody, anthropicRateLimitBody } from "./anthropic-format.js";
+import { delay } from "./delay.js";
+import type { ProviderStats, ResponseHeaders } from "./engine.js";
+import { ProviderEngine } from "./engine.js";
+import type { ListenOptions, ProviderServer } from "./http.js";
+import { serve } from "./http.js";
+import type { OpenAIChatCompletion, OpenAIErrorBody } from "./openai-format.js";
+import { chatCompletionBody, openAIRateLimitBody } from "./openai-format.js";
+import type { ProviderOptions } from "./options.js";
+import { resolveOptions } from "./options.js";
+
+/** One in-process call. */
+export interface CallRequest {
+  /** Prompt (input) tokens, a non-negative integer. */
+  prompt: number;
+  /** The output cap, `max_tokens`, a positive integer. */
+  maxTokens: number;
+  /** The answer's length, 0..maxTokens. Default: `answerTokens`, else the seeded draw. */
+  actual?: number;
+  /** Model name echoed in the body. Default `"simulated-model"`. */
+  model?: string;
+}
+
+/** Token usage of a served call. */
+export interface CallUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * What a call got back: the status, the headers as sent (rate-limit headers
+ * stamped when the response is sent; `retry-after` and `retry-after-ms` on a
+ * 429 that can ever succeed) and the JSON body the HTTP server would send, in
+ * the Anthropic Messages shape for the `"anthropic"` dialect and the OpenAI
+ * chat-completions shape otherwise.
+ */
+export type CallResult =
+  | { status: 200; headers: ResponseHeaders; usage: CallUsage; body: OpenAIChatCompletion | AnthropicMessage }
+  | { status: 429; headers: ResponseHeaders; body: OpenAIErrorBody | AnthropicErrorBody };
+
+/** A simulated LLM provider that meters calls as a real one does. */
+export interface SimulatedProvider {
+  /**
+   * Admits or rejects the call at once (synchronously, on the first line, so
+   * calls made in the same tick are decided in order); an admitted call then
+   * resolves after its latency, when it is reconciled. A 429 resolves at once.
+   * Rejects with `TypeError`/`RangeError` for an invalid request.
+   */
+  call(request: CallRequest): Promise<CallResult>;
+  /** Serves the provider over HTTP on 127.0.0.1 (a free port by default). */
+  listen(options?: ListenOptions): Promise<ProviderServer>;
+  /** Counters and per-call records since creation. */
+  stats(): ProviderStats;
+}
+
+const DEFAULT_MODEL = "simulated-model";
+
+/**
+ * Creates a simulated provider.
+ *
+ * @example
+ * const provider = createProvider({ rpm: 500, tpm: 200_000, dialect: "openai", latencyMs: (c) => 300 + 15 * c.actual });
+ * const result = await provider.call({ prompt: 800, maxTokens: 512, actual: 240 });
+ */
+export function createProvider(options?: ProviderOptions): SimulatedProvider {
+  const engine = new ProviderEngine(resolveOptions(options));
+  const anthropic = engine.options.dialect === "anthropic";
+  return {
+    async call(request) {
+      checkCallRequest(request);
+      const admission = engine.admit({ ...request, model: request.model ?? DEFAULT_MODEL, stream: false, body: undefined });
+      if (!admission.admitted) {
+        const { rejection, headers } = admission;
+        return { status: 429, headers, body: anthropic ? anthropicRateLimitBody(rejection) : openAIRateLimitBody(rejection) };
+      }
+      const { call } = admission;
+      await delay(call.latencyMs);
+      const headers = call.complete();
+      const { completion } = call;
+      return {
+        status: 200,
+        headers,
+        usage: { promptTokens: completion.promptTokens, completionTokens: completion.outputTokens },
+        body: anthropic ? anthropicMessageBody(completion) : chatCompletionBody(completion),
+      };
+    },
+    listen: (listenOptions) => serve(engine, listenOptions),
+    stats: () => engine.stats(),
+  };
+}
+
+function checkCallRequest(request: CallRequest): void {
+  if (typeof request !== "object" || request === null) throw new TypeError("call: request must be an object");
+  integerAtLeast("prompt", request.prompt, 0);
+  integerAtLeast("maxTokens", request.maxTokens, 1);
+  if (request.actual !== undefined) {
+    integerAtLeast("actual", request.actual, 0);
+    if (request.actual > request.maxTokens) {
+      throw new RangeError(`call: actual (${request.actual}) must not exceed maxTokens (${request.maxTokens})`);
+    }
+  }
+  if (request.model !== undefined && typeof request.model !== "string") {
+    throw new TypeError(`call: model must be a string, got ${typeof request.model}`);
+  }
+}
+
+function integerAtLeast(name: string, value: unknown, min: number): void {
+  if (typeof value !== "number") throw new TypeError(`call: ${name} must be a number, got ${typeof value}`);
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new RangeError(`call: ${name} must be an integer >= ${min}, got ${value}`);
+  }
+}
