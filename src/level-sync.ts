@@ -37,25 +37,30 @@ export function syncLevels(view: RateLimitView, meters: readonly Meter[], target
     const truth = Math.max(0, reported.remaining - unseen);
     const local = target.level(meter.name);
     if (local === undefined) continue;
-    learnShare(meter, target, local - truth, now);
+    learnShare(meter, target, local, truth, now);
     meter.syncedSeq = origin.seq;
     target.lower(meter.name, truth);
   }
 }
 
 /**
- * `excess` is how far the local level ran ahead of the provider's since the
- * last sync: what others drew (noise in either direction averages out, so it is
- * kept signed). A time-weighted average of its rate sets the local refill share.
+ * `local - truth` is how far the local level ran ahead of the provider's since
+ * the last sync. Had the local bucket refilled at the full rate it would have run
+ * ahead by what others drew; it refilled at `share`, so add back the rest.
+ * Noise in either direction averages out, so samples stay signed; a
+ * time-weighted average of their rate sets the local refill share.
  */
-function learnShare(meter: Meter, target: SyncTarget, excess: number, now: number): void {
+function learnShare(meter: Meter, target: SyncTarget, local: number, truth: number, now: number): void {
   const last = meter.lastSyncAt;
   meter.lastSyncAt = now;
   if (last === undefined || now <= last) return;
   const dt = now - last;
-  const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
-  meter.othersRate += weight * (excess / dt - meter.othersRate);
   const rate = meter.dimension.limit / meter.dimension.windowMs;
-  const share = Math.min(1, Math.max(MIN_SHARE, 1 - Math.max(0, meter.othersRate) / rate));
-  target.setShare(meter.name, share);
+  // A provider bucket at capacity says nobody is short of it: let the share recover.
+  const full = truth >= meter.dimension.capacity * 0.99;
+  const sample = full ? 0 : (local - truth) / dt + (1 - meter.share) * rate;
+  const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
+  meter.othersRate += weight * (sample - meter.othersRate);
+  meter.share = Math.min(1, Math.max(MIN_SHARE, 1 - Math.max(0, meter.othersRate) / rate));
+  target.setShare(meter.name, meter.share);
 }

@@ -11,6 +11,9 @@ import { syncLevels, type SyncOrigin } from "./level-sync.js";
 import { createMeter, Reservation, type Meter, type ReservationHost } from "./reservation.js";
 import { MemoryStore } from "./store/memory.js";
 import type { DimensionSnapshot, Store } from "./store/types.js";
+import { classifyFailure } from "./retry-hints.js";
+import { retryPolicy } from "./retry.js";
+import { runAdmitted, type RunHost, type RunPlan } from "./run.js";
 import { Alarm } from "./timer.js";
 import { Waiter } from "./waiter.js";
 
@@ -53,6 +56,8 @@ export class Limiter {
   private inFlight = 0;
   private closed = false;
   private pumping = false;
+  /** No admission at all before this monotonic time (a 429 whose limit type is unknown). */
+  private pausedUntil = 0;
   private idleResolvers: (() => void)[] = [];
   private readonly host: ReservationHost = {
     give: (name, amount) => this.store.give(name, amount),
@@ -63,6 +68,11 @@ export class Limiter {
   /** `limiter.sync` treats headers as current when received: nothing admitted since is unseen. */
   /** `seq` of the freshest response whose limits were learned. */
   private learnedSeq = 0;
+  private readonly runHost: RunHost = {
+    readmit: (estimate, signal, notBefore) => this.readmit(estimate, signal, notBefore),
+    now: () => this.clock.now(),
+    warn: (warning) => this.warn(warning),
+  };
   private readonly abandon = (waiter: Waiter): void => {
     const wasHead = waiter === this.queue.head;
     this.dequeue(waiter);
@@ -91,14 +101,16 @@ export class Limiter {
    */
   run<T>(estimate: Estimate, fn: (reservation: Reservation) => Promise<RunResult<T>> | RunResult<T>, options?: RunOptions): Promise<T> {
     let admitted: Reservation | undefined;
+    let plan: RunPlan;
     try {
       if (typeof fn !== "function") throw new TypeError("run(): fn must be a function");
+      plan = { refundOnError: options?.refundOnError === true, retry: retryPolicy(options?.retry), signal: options?.signal };
       admitted = this.admitNow(estimate, options);
     } catch (error) {
       return Promise.reject(error);
     }
-    if (admitted) return this.execute(admitted, fn, options?.refundOnError === true);
-    return this.enqueue(estimate, options).then((reservation) => this.execute(reservation, fn, options?.refundOnError === true));
+    if (admitted) return runAdmitted(this.runHost, admitted, fn, plan);
+    return this.enqueue(estimate, options).then((reservation) => runAdmitted(this.runHost, reservation, fn, plan));
   }
 
   /** Waits for admission and returns the reservation; the caller must `release()` it. */
@@ -145,8 +157,32 @@ export class Limiter {
       if (this.learned.learn(view)) this.reconfigure(buildBudget(this.limits));
     }
     syncLevels(view, this.meters, this.store, origin, this.clock.now());
+    if (options?.status === 429) this.rateLimited(headers, options);
     this.pump();
     return view;
+  }
+
+  /**
+   * A 429: pause admission for the provider's hint, on the dimensions the body
+   * names (else on all); with no hint, drain the binding bucket rather than
+   * guess a pause. Billing 429s are not about rate and change nothing.
+   */
+  private rateLimited(headers: HeaderInput, options: SyncOptions): void {
+    const failure = classifyFailure({ status: 429, headers, body: options.body }, { wallNow: this.clock.wallNow(), ...(options.provider ? { provider: options.provider } : {}) });
+    if (failure.kind !== "rate") return;
+    const units = failure.dimension === "requests" ? ["requests"] : failure.dimension === "tokens" ? ["tokens", "input", "output"] : undefined;
+    const named = units ? this.meters.filter((m) => units.includes(m.dimension.unit)) : [];
+    const now = this.clock.now();
+    if (failure.retryAfterMs !== undefined) {
+      const until = now + failure.retryAfterMs;
+      if (named.length > 0) for (const meter of named) this.store.pause(meter.name, until);
+      else this.pausedUntil = Math.max(this.pausedUntil, until);
+      return;
+    }
+    const levels = this.store.snapshot();
+    const fullness = (m: Meter): number => (levels[m.name]?.available ?? 0) / m.dimension.capacity;
+    const binding = named.length > 0 ? named : this.meters.length > 0 ? [this.meters.reduce((a, b) => (fullness(b) < fullness(a) ? b : a))] : [];
+    for (const meter of binding) this.store.lower(meter.name, 0);
   }
 
   /** Applies a new configured budget (merged with learned limits) and rejects waiters that can no longer fit. */
@@ -231,8 +267,15 @@ export class Limiter {
       }
       signal?.throwIfAborted();
     }
-    if (this.queue.size === 0 && this.store.take(estimate)) return this.admit(estimate, signal);
+    if (this.queue.size === 0 && !this.paused() && this.store.take(estimate)) return this.admit(estimate, signal);
     return undefined;
+  }
+
+  private paused(): boolean {
+    if (this.pausedUntil === 0) return false;
+    if (this.pausedUntil > this.clock.now()) return true;
+    this.pausedUntil = 0;
+    return false;
   }
 
   private admit(estimate: Estimate, signal: AbortSignal | undefined): Reservation {
@@ -249,9 +292,22 @@ export class Limiter {
         return Promise.reject(new WaitTimeoutError(predicted.dimension, predicted.waitMs, maxWaitMs));
       }
     }
-    const signal = options?.signal;
-    const waiter = new Waiter(estimate, signal, maxWaitMs, this.abandon);
-    this.queue.push(waiter);
+    return this.wait(new Waiter(estimate, options?.signal, maxWaitMs, this.abandon), false);
+  }
+
+  /** A retry: back at the head of the queue, admitted no earlier than `notBefore`. */
+  private readmit(estimate: Estimate, signal: AbortSignal | undefined, notBefore: number): Promise<Reservation> {
+    if (this.closed) return Promise.reject(new LimiterClosedError());
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const waiter = new Waiter(estimate, signal, Infinity, this.abandon);
+    waiter.notBefore = notBefore;
+    return this.wait(waiter, true);
+  }
+
+  private wait(waiter: Waiter, first: boolean): Promise<Reservation> {
+    const { estimate, signal, maxWaitMs } = waiter;
+    if (first) this.queue.unshift(waiter);
+    else this.queue.push(waiter);
     for (const meter of this.meters) meter.queued += costOf(meter.dimension.unit, estimate);
     signal?.addEventListener("abort", waiter);
     if (maxWaitMs !== Infinity) {
@@ -291,7 +347,7 @@ export class Limiter {
     this.pumping = true;
     try {
       for (let head = this.queue.head; head; head = this.queue.head) {
-        if (!this.store.take(head.estimate)) {
+        if (this.paused() || head.notBefore > this.clock.now() || !this.store.take(head.estimate)) {
           this.scheduleHead(head);
           return;
         }
@@ -305,9 +361,10 @@ export class Limiter {
   }
 
   private scheduleHead(head: Waiter): void {
-    const { waitMs } = this.store.blocker(head.estimate);
+    const now = this.clock.now();
+    const hold = Math.max(this.pausedUntil, head.notBefore);
     // Infinity: only a concurrency slot is missing, and a release will pump.
-    this.headAlarm.set(this.clock.now() + waitMs);
+    this.headAlarm.set(hold > now ? hold : now + this.store.blocker(head.estimate).waitMs);
   }
 
   private dequeue(waiter: Waiter): void {
@@ -369,38 +426,5 @@ export class Limiter {
     const resolvers = this.idleResolvers;
     this.idleResolvers = [];
     for (const resolve of resolvers) resolve();
-  }
-
-  private async execute<T>(
-    reservation: Reservation,
-    fn: (reservation: Reservation) => Promise<RunResult<T>> | RunResult<T>,
-    refundOnError: boolean,
-  ): Promise<T> {
-    let outcome: RunResult<T>;
-    try {
-      outcome = await fn(reservation);
-    } catch (error) {
-      if (refundOnError) reservation.refund();
-      reservation.release();
-      throw error;
-    }
-    try {
-      if (typeof outcome !== "object" || outcome === null || !("value" in outcome)) {
-        this.warn(new TypeError("run(): fn should resolve to { value, used? }; its result is returned as the value and the estimate stands"));
-        return outcome as T;
-      }
-      if (outcome.used !== undefined) this.settleReported(reservation, outcome.used);
-      return outcome.value;
-    } finally {
-      reservation.release();
-    }
-  }
-
-  private settleReported(reservation: Reservation, used: unknown): void {
-    try {
-      reservation.settle(used as Estimate);
-    } catch (error) {
-      this.warn(new TypeError(`run(): ignoring the reported usage, the estimate stands: ${(error as Error).message}`));
-    }
   }
 }

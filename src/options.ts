@@ -1,5 +1,6 @@
 import type { Clock } from "./clock.js";
 import type { ProviderName } from "./headers/types.js";
+import type { RetryOptions } from "./retry.js";
 
 /** What a dimension counts. */
 export type Unit = "requests" | "tokens" | "input" | "output";
@@ -104,6 +105,15 @@ export interface RunOptions extends AcquireOptions {
    * failed calls, so the charge stands.
    */
   refundOnError?: boolean;
+  /**
+   * Retry calls the provider rejected with 429 (`fn` threw an error with
+   * `status === 429`, as the official SDKs' errors do): after syncing its
+   * headers, wait its retry hint (or a jittered exponential backoff) and try
+   * again at the head of the queue. Billing 429s (`insufficient_quota`) and
+   * `x-should-retry: false` are never retried. Default: no retries. Set the
+   * SDK client's `maxRetries: 0` when the limiter owns retries.
+   */
+  retry?: RetryOptions;
 }
 
 /** What `fn` in {@link Limiter.run} resolves to. */

@@ -29,6 +29,16 @@ export class Fifo<T extends QueueEntry<T>> {
     this.size++;
   }
 
+  /** Puts `entry` at the head: a retry keeps its place ahead of later arrivals. */
+  unshift(entry: T): void {
+    entry.prev = undefined;
+    entry.next = this.head;
+    if (this.head) this.head.prev = entry;
+    else this.tail = entry;
+    this.head = entry;
+    this.size++;
+  }
+
   remove(entry: T): void {
     if (entry.prev) entry.prev.next = entry.next;
     else this.head = entry.next;

@@ -21,11 +21,13 @@ export interface Meter {
   lastSyncAt: number | undefined;
   /** Estimated rate (units/ms) at which other clients draw on the same key. */
   othersRate: number;
+  /** Fraction of the rate this client refills at, from `othersRate`. */
+  share: number;
 }
 
 /** A new meter for `dimension`. */
 export function createMeter(dimension: Dimension): Meter {
-  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0 };
+  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1 };
 }
 
 /** What a reservation needs from its limiter. */

@@ -16,6 +16,8 @@ export class Waiter implements QueueEntry<Waiter> {
   next: Waiter | undefined = undefined;
   deadline = Infinity;
   heapIndex = -1;
+  /** A retry waits at the head until this monotonic time. */
+  notBefore = 0;
   readonly promise: Promise<Reservation>;
   readonly resolve: (reservation: Reservation) => void;
   readonly reject: (reason: unknown) => void;

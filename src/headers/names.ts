@@ -19,7 +19,7 @@ const SPELLINGS: readonly (readonly [number, string])[] = [
 ];
 
 /** `10s`, `30d`, `5min`, `1500ms`: the largest unit that divides the window exactly. */
-export function formatWindow(windowMs: number): string {
+function formatWindow(windowMs: number): string {
   const ms = Math.round(windowMs);
   for (const [unit, suffix] of SPELLINGS) {
     if (ms % unit === 0) return `${ms / unit}${suffix}`;

@@ -69,11 +69,11 @@ class Reader {
     const value = this.bareItem();
     if (value === undefined) return undefined;
     const params = new Map<string, BareItem>();
-    while (this.code() === 59 /* ; */) {
+    for (let read = 0; this.code() === 59 /* ; */; read++) {
       this.i++;
       this.skip(false);
       const key = this.key();
-      if (key === undefined || params.size === MAX_PARAMS) return undefined;
+      if (key === undefined || read === MAX_PARAMS) return undefined;
       let param: BareItem | undefined = true;
       if (this.code() === 61 /* = */) {
         this.i++;

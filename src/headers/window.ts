@@ -4,7 +4,9 @@ import type { WindowSource } from "./types.js";
 
 /** A bucket's window and how it was decided. */
 export interface WindowDecision {
+  /** The window, in ms. */
   windowMs: number;
+  /** How it was decided. */
   windowSource: WindowSource;
 }
 

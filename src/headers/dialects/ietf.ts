@@ -1,5 +1,6 @@
 import { SECOND } from "../bounds.js";
-import { fixedWindow, inferredWindow, readTriple, toDimension, type Reading, type WindowRule } from "../dimension.js";
+import { fixedWindow, inferredWindow, readTriple, toDimension, type WindowRule } from "../dimension.js";
+import type { Span } from "../durations.js";
 import type { HeaderMap } from "../normalize.js";
 import type { TimeContext } from "../reset.js";
 import { parseList, type BareItem, type ListMember } from "../structured.js";
@@ -26,7 +27,7 @@ function windowOf(member: ListMember): WindowRule {
 }
 
 /** `t` (delta-seconds until some quota returns) as a span. */
-function secondsSpan(t: number | undefined): Reading["reset"] {
+function secondsSpan(t: number | undefined): Span | undefined {
   return t !== undefined && t >= 0 && Number.isFinite(t) ? { ms: t * SECOND, resolutionMs: SECOND } : undefined;
 }
 
@@ -34,18 +35,20 @@ function secondsSpan(t: number | undefined): Reading["reset"] {
  * draft-ietf-httpapi-ratelimit-headers-10: `RateLimit-Policy` names each policy with its
  * quota `q`, window `w` (s) and unit `qu`; `RateLimit` gives each named policy's remaining
  * `r` and `t`, the seconds until some quota returns. One dimension per policy; a `RateLimit`
- * member naming no policy is dropped (its unit and quota are unknown). When two policies
- * would share a name, the later one is named `<name>:<policy>`.
+ * member naming no policy gives no dimension (its unit and quota are unknown), only a retry
+ * hint. When two policies would share a name, the later one is named `<name>:<policy>`.
  */
 function readPolicies(policyField: string, currentField: string): DialectResult {
-  const policies = parseList(policyField) ?? [];
   const current = new Map<string, ListMember["params"]>();
+  let retryAfterMs: number | undefined;
   for (const member of parseList(currentField) ?? []) {
     if (typeof member.value === "string" && !current.has(member.value)) current.set(member.value, member.params);
+    // An exhausted policy implies a retry delay; all of them must return. (Retry-After, read elsewhere, wins.)
+    const t = secondsSpan(num(member.params.get("t")));
+    if (num(member.params.get("r")) === 0 && t !== undefined) retryAfterMs = Math.max(retryAfterMs ?? 0, t.ms);
   }
   const dimensions: Record<string, ReportedDimension> = {};
-  let retryAfterMs: number | undefined;
-  for (const policy of policies) {
+  for (const policy of parseList(policyField) ?? []) {
     const unit = UNITS.get(String(policy.params.get("qu") ?? "requests"));
     if (typeof policy.value !== "string" || unit === undefined) continue;
     const now = current.get(policy.value);
@@ -56,8 +59,6 @@ function readPolicies(policyField: string, currentField: string): DialectResult 
     const name = Object.hasOwn(dimensions, entry[0]) ? `${entry[0]}:${policy.value}` : entry[0];
     if (Object.hasOwn(dimensions, name)) continue;
     dimensions[name] = entry[1];
-    // An exhausted policy implies a retry delay: all of them must return (Retry-After, read elsewhere, wins).
-    if (entry[1].remaining === 0 && reset !== undefined) retryAfterMs = Math.max(retryAfterMs ?? 0, reset.ms);
   }
   return retryAfterMs === undefined ? { dimensions } : { dimensions, retryAfterMs };
 }
@@ -89,5 +90,6 @@ function readLegacy(headers: HeaderMap, ctx: TimeContext): DialectResult {
 /** The IETF draft's fields, the current `RateLimit-Policy` / `RateLimit` pair first, else the older separate fields. */
 export const readIetf: Dialect = (headers, ctx) => {
   const current = readPolicies(headers.get("ratelimit-policy") ?? "", headers.get("ratelimit") ?? "");
-  return Object.keys(current.dimensions).length > 0 ? current : readLegacy(headers, ctx);
+  const legacy = readLegacy(headers, ctx);
+  return Object.keys(current.dimensions).length > 0 || Object.keys(legacy.dimensions).length === 0 ? current : legacy;
 };

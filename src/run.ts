@@ -1,0 +1,76 @@
+import type { Estimate, RunResult } from "./options.js";
+import type { Reservation } from "./reservation.js";
+import { classifyFailure } from "./retry-hints.js";
+import { backoffMs, type RetryPolicy } from "./retry.js";
+
+/** What running a call needs from its limiter. */
+export interface RunHost {
+  /** Admits a retry at the head of the queue, not before monotonic time `notBefore`. */
+  readmit(estimate: Estimate, signal: AbortSignal | undefined, notBefore: number): Promise<Reservation>;
+  now(): number;
+  warn(warning: Error): void;
+}
+
+/** How one `run` call behaves. */
+export interface RunPlan {
+  readonly refundOnError: boolean;
+  readonly retry: RetryPolicy | undefined;
+  readonly signal: AbortSignal | undefined;
+}
+
+type Fn<T> = (reservation: Reservation) => Promise<RunResult<T>> | RunResult<T>;
+
+/**
+ * Runs `fn` on an admitted reservation: settles the usage it reports and
+ * releases. A 429 thrown by `fn` is synced into the limiter (pausing admission
+ * as its hint says) and, within the retry policy, retried at the head of the
+ * queue after the hint or a jittered backoff.
+ */
+export async function runAdmitted<T>(host: RunHost, first: Reservation, fn: Fn<T>, plan: RunPlan): Promise<T> {
+  let reservation = first;
+  for (let attempt = 0; ; attempt++) {
+    let outcome: RunResult<T>;
+    try {
+      outcome = await fn(reservation);
+    } catch (error) {
+      const delay = retryDelay(reservation, error, plan.retry, attempt);
+      if (delay === undefined && plan.refundOnError) reservation.refund();
+      reservation.release();
+      if (delay === undefined) throw error;
+      reservation = await host.readmit(reservation.estimate, plan.signal, host.now() + delay);
+      continue;
+    }
+    try {
+      return settle(host, reservation, outcome);
+    } finally {
+      reservation.release();
+    }
+  }
+}
+
+/** Syncs a failure's headers; returns how long to wait before retrying it, or `undefined` for no retry. */
+function retryDelay(reservation: Reservation, error: unknown, retry: RetryPolicy | undefined, attempt: number): number | undefined {
+  const failure = classifyFailure(error);
+  const { status, headers } = (typeof error === "object" && error !== null ? error : {}) as { status?: unknown; headers?: unknown };
+  if (typeof status === "number" && headers != null && typeof headers === "object") {
+    const body = (error as { error?: unknown }).error;
+    reservation.sync(headers as never, { status, body });
+  }
+  if (failure.kind !== "rate" || failure.shouldRetry === false || !retry || attempt >= retry.attempts) return undefined;
+  return failure.retryAfterMs ?? backoffMs(retry, attempt);
+}
+
+function settle<T>(host: RunHost, reservation: Reservation, outcome: RunResult<T>): T {
+  if (typeof outcome !== "object" || outcome === null || !("value" in outcome)) {
+    host.warn(new TypeError("run(): fn should resolve to { value, used? }; its result is returned as the value and the estimate stands"));
+    return outcome as T;
+  }
+  if (outcome.used !== undefined) {
+    try {
+      reservation.settle(outcome.used);
+    } catch (error) {
+      host.warn(new TypeError(`run(): ignoring the reported usage, the estimate stands: ${(error as Error).message}`));
+    }
+  }
+  return outcome.value;
+}

@@ -1,0 +1,297 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { LimiterClosedError, RequestTooLargeError, type CustomLimit, type Estimate, type Unit } from "../../src/index.js";
+import { DAY, Harness, MINUTE, SHORTHAND_SHAPES, type Change, type Config, type Op, type Scenario, type Shorthand } from "./harness.js";
+
+// ---------------------------------------------------------------------------
+// Generators
+// ---------------------------------------------------------------------------
+
+/** What stays fixed within one scenario: whether input/output are metered, and each custom dimension's unit. */
+interface World {
+  split: boolean;
+  custom: Record<"burst" | "slow", Unit>;
+}
+
+const world: fc.Arbitrary<World> = fc.boolean().chain((split) => {
+  const unit = fc.constantFrom<Unit>(...(split ? (["requests", "tokens", "input", "output"] as const) : (["requests", "tokens"] as const)));
+  return fc.record({ split: fc.constant(split), custom: fc.record({ burst: unit, slow: unit }) });
+});
+
+function shorthandsOf(w: World): Shorthand[] {
+  return w.split ? ["rpm", "tpm", "rpd", "tpd", "itpm", "otpm"] : ["rpm", "tpm", "rpd", "tpd"];
+}
+
+function unitOf(w: World, name: string): Unit {
+  return name in SHORTHAND_SHAPES ? SHORTHAND_SHAPES[name as Shorthand].unit : w.custom[name as "burst" | "slow"];
+}
+
+/** Small enough that buckets run dry within a scenario. */
+const limitFor = (unit: Unit): fc.Arbitrary<number> =>
+  unit === "requests" ? fc.integer({ min: 1, max: 20 }) : fc.integer({ min: 200, max: 5000 });
+
+const capacityFor = (unit: Unit): fc.Arbitrary<number> =>
+  unit === "requests" ? fc.integer({ min: 1, max: 40 }) : fc.integer({ min: 100, max: 10_000 });
+
+/** `undefined` about half the time (fc.option would give it only one time in five). */
+const sometimes = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.oneof(fc.constant(undefined), arb);
+
+/** Custom dimensions: "burst" refills over short windows, "slow" over long ones. */
+function customSpec(w: World, name: "burst" | "slow"): fc.Arbitrary<CustomLimit> {
+  const unit = w.custom[name];
+  const windowMs = name === "burst" ? fc.integer({ min: 100, max: 5_000 }) : fc.integer({ min: MINUTE, max: DAY });
+  return fc.record(
+    { unit: fc.constant(unit), limit: limitFor(unit), windowMs, capacity: capacityFor(unit) },
+    { requiredKeys: ["unit", "limit", "windowMs"] },
+  );
+}
+
+function config(w: World): fc.Arbitrary<Config> {
+  const names = [...shorthandsOf(w), "burst", "slow"];
+  return fc
+    .record({
+      shorthands: fc.record(Object.fromEntries(shorthandsOf(w).map((name) => [name, limitFor(unitOf(w, name))])), { requiredKeys: [] }),
+      custom: fc.record({ burst: customSpec(w, "burst"), slow: customSpec(w, "slow") }, { requiredKeys: [] }),
+      capacity: fc.record(Object.fromEntries(names.map((name) => [name, capacityFor(unitOf(w, name))])), { requiredKeys: [] }),
+      concurrency: sometimes(fc.integer({ min: 1, max: 4 })),
+    })
+    .map(({ shorthands, custom, capacity, concurrency }): Config => {
+      // Burst sizes only for configured dimensions (the other case is a setLimits error, exercised there).
+      const configured = new Set([...Object.keys(shorthands), ...Object.keys(custom)]);
+      return {
+        shorthands: shorthands as Config["shorthands"],
+        custom,
+        capacity: Object.fromEntries(Object.entries(capacity as Record<string, number>).filter(([name]) => configured.has(name))),
+        concurrency,
+      };
+    });
+}
+
+const initial = fc.oneof(fc.constant("full" as const), fc.constant("empty" as const), fc.double({ min: 0, max: 1, noNaN: true }));
+
+/** Mostly small next to the buckets, some close to or over a capacity, some fractional (float refill arithmetic). */
+const tokens = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: 0, max: 300 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 0, max: 4000 }) },
+  { weight: 1, arbitrary: fc.double({ min: 0, max: 500, noNaN: true }) },
+);
+
+function amount(w: World): fc.Arbitrary<Estimate> {
+  const split = fc.record({ input: tokens, output: tokens });
+  return w.split ? split : fc.oneof(tokens, split);
+}
+
+/** Absent two times in three; then 0, short or long. */
+const maxWaitMs = fc.oneof(
+  { weight: 6, arbitrary: fc.constant(undefined) },
+  { weight: 1, arbitrary: fc.constant(0) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 5_000 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 10 * MINUTE }) },
+);
+
+/** Small steps, steps across refills, and jumps of days (that also cross timer hops). */
+const step = fc.oneof(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: 2 * MINUTE }), fc.integer({ min: 0, max: 3 * DAY }));
+
+function change(w: World): fc.Arbitrary<Change> {
+  const names = [...shorthandsOf(w), "burst", "slow"];
+  return fc.oneof(
+    fc.constantFrom(...shorthandsOf(w)).chain((name) =>
+      fc.record({ kind: fc.constant("limit" as const), name: fc.constant(name), value: fc.option(limitFor(unitOf(w, name)), { nil: null }) }),
+    ),
+    fc.constantFrom("burst" as const, "slow" as const).chain((name) =>
+      fc.record({ kind: fc.constant("custom" as const), name: fc.constant(name), spec: fc.option(customSpec(w, name), { nil: null }) }),
+    ),
+    fc.constantFrom(...names).chain((name) =>
+      fc.record({ kind: fc.constant("capacity" as const), name: fc.constant(name), value: fc.option(capacityFor(unitOf(w, name)), { nil: null }) }),
+    ),
+    fc.record({ kind: fc.constant("concurrency" as const), value: fc.option(fc.integer({ min: 1, max: 4 }), { nil: null }) }),
+  );
+}
+
+type Weights = Partial<Record<Op["kind"], number>>;
+
+function op(w: World, weights: Weights): fc.Arbitrary<Op> {
+  const kinds: { [K in Op["kind"]]: fc.Arbitrary<Extract<Op, { kind: K }>> } = {
+    arrive: fc.record({ kind: fc.constant("arrive" as const), estimate: amount(w), abortable: fc.boolean(), maxWaitMs }),
+    advance: fc.record({ kind: fc.constant("advance" as const), ms: step }),
+    settle: fc.record({ kind: fc.constant("settle" as const), pick: fc.nat(), used: amount(w) }),
+    refund: fc.record({ kind: fc.constant("refund" as const), pick: fc.nat() }),
+    release: fc.record({ kind: fc.constant("release" as const), pick: fc.nat() }),
+    abort: fc.record({ kind: fc.constant("abort" as const), pick: fc.nat() }),
+    setLimits: fc.record({ kind: fc.constant("setLimits" as const), change: change(w) }),
+    close: fc.constant({ kind: "close" as const }),
+  };
+  const entries = Object.entries(weights) as [Op["kind"], number][];
+  return fc.oneof(...entries.map(([kind, weight]) => ({ arbitrary: kinds[kind] as fc.Arbitrary<Op>, weight })));
+}
+
+function scenario(weights: Weights): fc.Arbitrary<Scenario> {
+  return world.chain((w) => fc.record({ config: config(w), initial, ops: fc.array(op(w, weights), { minLength: 5, maxLength: 40, size: "max" }) }));
+}
+
+const everything: Weights = { arrive: 5, advance: 4, settle: 3, refund: 1, release: 3, abort: 1, setLimits: 1 };
+
+const runs = { numRuns: 150 };
+
+// ---------------------------------------------------------------------------
+// Properties. The harness checks every invariant at every step; each property
+// below stresses one of them and states it once more on the final outcome.
+// ---------------------------------------------------------------------------
+
+describe("invariants of shared/design.md over random scenarios", () => {
+  it("1 + 3: never over, and the accounting is conserved, through settles, refunds, releases, setLimits and clock steps", async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario(everything), (s) =>
+        Harness.run(s, (h) => {
+          // Every admission was checked against the model's levels; state it on the record too.
+          for (const r of h.admissions) expect(r.admittedAt).toBeGreaterThanOrEqual(r.arrivedAt);
+        }),
+      ),
+      runs,
+    );
+  });
+
+  it("1 + 3 across setLimits: raising, lowering, adding and removing dimensions while calls wait and are in flight", async () => {
+    await fc.assert(fc.asyncProperty(scenario({ arrive: 4, advance: 3, settle: 3, refund: 1, release: 2, setLimits: 3 }), (s) => Harness.run(s)), runs);
+  });
+
+  it("2: FIFO — a large request at the head is never overtaken by the small ones behind it", async () => {
+    const fifo = fc
+      .record({
+        tpm: fc.integer({ min: 100, max: 5000 }),
+        rpm: fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined }),
+        initial: fc.double({ min: 0, max: 1, noNaN: true }),
+        bigShare: fc.double({ min: 0.5, max: 1, noNaN: true }),
+        smalls: fc.array(fc.record({ share: fc.double({ min: 0, max: 0.1, noNaN: true }), gap: fc.integer({ min: 0, max: 3_000 }) }), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+      })
+      .map(({ tpm, rpm, initial, bigShare, smalls }): Scenario => ({
+        config: { shorthands: { tpm, ...(rpm === undefined ? {} : { rpm }) }, custom: {}, capacity: {} },
+        initial,
+        ops: [
+          { kind: "arrive", estimate: bigShare * tpm, abortable: false },
+          ...smalls.flatMap(({ share, gap }): Op[] => [
+            { kind: "advance", ms: gap },
+            { kind: "arrive", estimate: share * tpm, abortable: false },
+          ]),
+        ],
+      }));
+    await fc.assert(
+      fc.asyncProperty(fifo, (s) =>
+        Harness.run(s, (h) => {
+          expect(h.admissions.map((r) => r.id)).toEqual(h.requests.map((r) => r.id));
+          for (const later of h.admissions.slice(1)) expect(later.admittedAt).toBeGreaterThanOrEqual(h.admissions[0]!.admittedAt!);
+        }),
+      ),
+      runs,
+    );
+  });
+
+  it("4: liveness — whatever fits is admitted in finite time once in-flight calls are released; what never fits is refused at once", async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario({ arrive: 6, advance: 3, settle: 2, release: 1, setLimits: 1 }), (s) =>
+        Harness.run(s, (h) => {
+          // Nothing was aborted and no maxWaitMs can expire unnoticed: each request ended admitted, or refused as too large or timed out.
+          for (const r of h.requests) {
+            if (r.status === "admitted") continue;
+            if (r.error instanceof RequestTooLargeError) continue;
+            expect(r.maxWaitMs, `#${r.id} refused with ${String(r.error)}`).toBeDefined();
+          }
+        }),
+      ),
+      runs,
+    );
+  });
+
+  it("5: cancellation — aborted and timed-out waiters leave at once, hold no capacity, leave no timer or listener", async () => {
+    const cancelling = scenario({ arrive: 6, advance: 4, abort: 3, release: 2, settle: 1, refund: 1 });
+    await fc.assert(
+      fc.asyncProperty(cancelling, (s) =>
+        Harness.run(s, (h) => {
+          // Whoever left the queue before admission left at its deadline, on its abort, or at once.
+          for (const r of h.requests) {
+            if (r.status !== "rejected" || r.error instanceof RequestTooLargeError) continue;
+            expect(r.aborted || r.maxWaitMs !== undefined, `#${r.id}: ${String(r.error)}`).toBe(true);
+          }
+        }),
+      ),
+      runs,
+    );
+  });
+
+  it("setLimits lowering a capacity below a waiter's cost refuses that waiter with RequestTooLargeError; the rest proceed", async () => {
+    const lowering = fc
+      .record({
+        tpm: fc.integer({ min: 100, max: 5000 }),
+        costs: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 10 }),
+        newShare: fc.double({ min: 0.05, max: 1, noNaN: true }),
+        how: fc.constantFrom("capacity" as const, "limit" as const),
+        wait: step,
+      })
+      .map(({ tpm, costs, newShare, how, wait }): Scenario => {
+        const lowered = Math.max(1, Math.floor(newShare * tpm));
+        const lower: Change = how === "capacity" ? { kind: "capacity", name: "tpm", value: lowered } : { kind: "limit", name: "tpm", value: lowered };
+        return {
+          config: { shorthands: { tpm }, custom: {}, capacity: {} },
+          initial: "empty",
+          ops: [
+            ...costs.map((share): Op => ({ kind: "arrive", estimate: share * tpm, abortable: true })),
+            { kind: "advance", ms: wait },
+            { kind: "setLimits", change: lower },
+          ],
+        };
+      });
+    await fc.assert(
+      fc.asyncProperty(lowering, (s) =>
+        Harness.with(s, async (h) => {
+          for (const o of s.ops.slice(0, -1)) await h.apply(o);
+          const waiting = [...h.queued()];
+          await h.apply(s.ops.at(-1)!);
+          const capacity = h.model.buckets.get("tpm")!.capacity;
+          for (const r of waiting) {
+            if (Number(r.estimate) > capacity) {
+              expect(r.error, `#${r.id}`).toBeInstanceOf(RequestTooLargeError);
+              expect((r.error as RequestTooLargeError).dimension).toBe("tpm");
+            }
+          }
+          await h.drain();
+          for (const r of waiting) if (Number(r.estimate) <= capacity) expect(r.status, `#${r.id}`).toBe("admitted");
+        }),
+      ),
+      runs,
+    );
+  });
+
+  it("close() refuses every waiter with LimiterClosedError, leaves no timer, and refuses later calls", async () => {
+    const closing = world.chain((w) =>
+      fc.record({
+        config: config(w),
+        initial,
+        ops: fc.array(op(w, { arrive: 5, advance: 2, settle: 1, release: 1, abort: 1 }), { maxLength: 20 }),
+        after: fc.array(op(w, { arrive: 2, settle: 1, release: 1, advance: 1 }), { maxLength: 6 }),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(closing, ({ after, ...s }) =>
+        Harness.with(s, async (h) => {
+          for (const o of s.ops) await h.apply(o);
+          const waiting = [...h.queued()];
+          await h.apply({ kind: "close" });
+          for (const r of waiting) expect(r.error, `#${r.id}`).toBeInstanceOf(LimiterClosedError);
+          expect(h.timers.countTimers()).toBe(0);
+          const before = h.requests.length;
+          for (const o of after) await h.apply(o);
+          for (const r of h.requests.slice(before)) expect(r.error, `#${r.id}`).toBeInstanceOf(LimiterClosedError);
+          await h.drain();
+        }),
+      ),
+      runs,
+    );
+  });
+});
+import { afterAll } from "vitest";
+import { STATS } from "./harness.js";
+import { afterEach } from "vitest";
+afterEach((ctx) => { console.log(ctx.task.name.slice(0,20), JSON.stringify(STATS)); for (const k in STATS) delete STATS[k]; });
