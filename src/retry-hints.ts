@@ -77,7 +77,7 @@ function bodyObject(body: unknown): { root?: Json; message?: string } {
   return root === undefined ? {} : { root };
 }
 
-/** The parts of a failure: a {@link FailureParts}, or an openai-node / Anthropic SDK `APIError` (`.status`, `.headers`, `.error`). */
+/** The parts of a failure: a {@link FailureParts}, or an openai-node / Anthropic SDK `APIError`. */
 function partsOf(failure: unknown): { status?: number; headers?: HeaderInput; body?: unknown } {
   const f = object(failure);
   if (f === undefined) return {};
@@ -192,8 +192,9 @@ function geminiRetryDelay(details: unknown): number | undefined {
 
 /** OpenRouter's `retry_after_seconds`, a number or numeric text. */
 function secondsToMs(value: unknown): number | undefined {
-  const seconds = typeof value === "number" ? value : typeof value === "string" ? parseDecimal(value)?.value : undefined;
-  return seconds === undefined ? undefined : finiteMs(seconds * SECOND);
+  if (typeof value === "number") return finiteMs(value * SECOND);
+  const seconds = typeof value === "string" ? parseDecimal(value) : undefined;
+  return seconds === undefined ? undefined : finiteMs(seconds.value * SECOND);
 }
 
 /** Billing first (it is not retryable even as a 429), then overload, rate, server. */
@@ -203,8 +204,8 @@ function kindOf(status: number | undefined, codes: readonly string[], grpcStatus
   if (status === 429) return "rate";
   if (status !== undefined) return status >= 500 ? "server" : "other";
   // No status (a body alone, or a streamed error event): the error's type says it.
-  const rate = codes.includes("rate_limit_error") || codes.includes("rate_limit_exceeded") || grpcStatus === "RESOURCE_EXHAUSTED";
-  return rate ? "rate" : "other";
+  const rate = codes.includes("rate_limit_error") || codes.includes("rate_limit_exceeded");
+  return rate || grpcStatus === "RESOURCE_EXHAUSTED" ? "rate" : "other";
 }
 
 /**

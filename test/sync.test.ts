@@ -94,9 +94,10 @@ describe("limits", () => {
     const limiter = new Limiter();
     limiter.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "60" });
     expect(limiter.snapshot().rpd).toMatchObject({ limit: 60 });
-    limiter.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "58", "x-ratelimit-reset-requests": "2s" });
+    // 30 used, full again in 30 s: a bucket of 60 per minute.
+    limiter.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "30", "x-ratelimit-reset-requests": "30s" });
     expect(limiter.snapshot().rpd).toBeUndefined();
-    expect(limiter.snapshot().rpm).toMatchObject({ limit: 60, available: 58 });
+    expect(limiter.snapshot().rpm).toMatchObject({ limit: 60, available: 30 });
   });
 
   it("a learned limit that a queued request can no longer fit rejects it", async () => {

@@ -30,18 +30,29 @@ export function inferredWindow(fallback: WindowDecision): WindowRule {
   return { kind: "infer", fallback };
 }
 
+/** The header names of one limit / remaining / reset triple. */
+export interface TripleNames {
+  limit: string;
+  remaining: string;
+  reset: string;
+}
+
+/** `<prefix>-{limit,remaining,reset}<suffix>`, the spelling every dialect but IETF's current one uses. */
+export function tripleNames(prefix: string, suffix = ""): TripleNames {
+  return {
+    limit: `${prefix}-limit${suffix}`,
+    remaining: `${prefix}-remaining${suffix}`,
+    reset: `${prefix}-reset${suffix}`,
+  };
+}
+
 /** Reads a limit / remaining / reset triple of headers. */
-export function readTriple(
-  headers: HeaderMap,
-  unit: ReportedUnit,
-  names: { limit: string; remaining: string; reset?: string },
-  ctx: TimeContext,
-): Reading {
+export function readTriple(headers: HeaderMap, unit: ReportedUnit, names: TripleNames, ctx: TimeContext): Reading {
   return {
     unit,
     limit: parseCount(headers.get(names.limit)),
     remaining: parseCount(headers.get(names.remaining)),
-    reset: names.reset === undefined ? undefined : parseReset(headers.get(names.reset), ctx),
+    reset: parseReset(headers.get(names.reset), ctx),
   };
 }
 

@@ -1,3 +1,4 @@
+import { SECOND } from "./bounds.js";
 import { DIALECTS, detectProvider } from "./dialects/index.js";
 import { normalizeHeaders } from "./normalize.js";
 import { parseRetryAfter, type TimeContext } from "./reset.js";
@@ -27,13 +28,17 @@ function shouldRetryOf(value: string | undefined): boolean | undefined {
  * const view = parseRateLimitHeaders(response.headers, { provider: "openai" });
  * view.dimensions.tpm; // { unit: "tokens", limit: 150000, remaining: 149984, windowMs: 60000, ... }
  */
-export function parseRateLimitHeaders(headers: HeaderInput | null | undefined, options: ParseOptions = {}): RateLimitView {
+export function parseRateLimitHeaders(
+  headers: HeaderInput | null | undefined,
+  options: ParseOptions = {},
+): RateLimitView {
   const map = normalizeHeaders(headers);
   const serverDate = parseHttpDate(map.get("date") ?? "");
   const wallNow = options.wallNow !== undefined && Number.isFinite(options.wallNow) ? options.wallNow : Date.now();
   const ctx: TimeContext =
-    serverDate === undefined ? { nowMs: wallNow, nowResolutionMs: 0 } : { nowMs: serverDate, nowResolutionMs: 1000 };
-  const provider = options.provider !== undefined && Object.hasOwn(DIALECTS, options.provider) ? options.provider : detectProvider(map);
+    serverDate === undefined ? { nowMs: wallNow, nowResolutionMs: 0 } : { nowMs: serverDate, nowResolutionMs: SECOND };
+  const asked = options.provider;
+  const provider = asked !== undefined && Object.hasOwn(DIALECTS, asked) ? asked : detectProvider(map);
   const read = DIALECTS[provider](map, ctx);
   const view: RateLimitView = { provider, dimensions: read.dimensions };
   // IETF: Retry-After takes precedence over what RateLimit's `t` implies.

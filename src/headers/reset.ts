@@ -6,7 +6,7 @@ import { parseHttpDate, parseRfc3339 } from "./timestamps.js";
 
 /** The server's "now", against which absolute timestamps become durations. */
 export interface TimeContext {
-  /** Epoch ms: the response's `Date` when it has one (so a skewed client clock does not matter), else the wall clock. */
+  /** Epoch ms: the response's `Date` when it has one (so a skewed client clock does not matter), else wall time. */
   nowMs: number;
   /** How far off `nowMs` may be: 1000 for a `Date` header (whole seconds), 0 for the wall clock. */
   nowResolutionMs: number;

@@ -25,11 +25,11 @@ function fixedDigits(s: string, start: number, count: number): number | undefine
 }
 
 /** Epoch ms of a calendar time in UTC, or `undefined` when a field is out of range. */
-function utc(year: number, month: number, day: number, hour: number, minute: number, second: number): number | undefined {
-  if (year < 1970 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 60) return undefined;
+function utc(year: number, month: number, day: number, h: number, m: number, s: number): number | undefined {
+  if (year < 1970 || month < 1 || month > 12 || day < 1 || h > 23 || m > 59 || s > 60) return undefined;
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day > daysInMonth) return undefined;
-  return Date.UTC(year, month - 1, day, hour, minute, second); // second 60 (a leap second) rolls over
+  return Date.UTC(year, month - 1, day, h, m, s); // second 60 (a leap second) rolls over
 }
 
 /** `HH:MM:SS` at `start` as `[hours, minutes, seconds]`, or `undefined`. */
@@ -37,8 +37,8 @@ function clock(s: string, start: number): [number, number, number] | undefined {
   const h = fixedDigits(s, start, 2);
   const m = fixedDigits(s, start + 3, 2);
   const sec = fixedDigits(s, start + 6, 2);
-  if (h === undefined || m === undefined || sec === undefined || s[start + 2] !== ":" || s[start + 5] !== ":") return undefined;
-  return [h, m, sec];
+  if (h === undefined || m === undefined || sec === undefined) return undefined;
+  return s[start + 2] === ":" && s[start + 5] === ":" ? [h, m, sec] : undefined;
 }
 
 /**

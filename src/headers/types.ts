@@ -48,7 +48,10 @@ export interface ReportedDimension {
 export interface RateLimitView {
   /** The dialect that was read: the one asked for, the one detected, or `unknown`. */
   provider: ProviderName | "unknown";
-  /** Budgets by name: a shorthand (`rpm`, `tpm`, `rpd`, `tpd`, `itpm`, `otpm`, `concurrency`) or `unit/window` (`requests/10s`). */
+  /**
+   * Budgets by name: a shorthand (`rpm`, `tpm`, `rpd`, `tpd`, `itpm`, `otpm`, `concurrency`)
+   * when unit and window have one, else `unit/window` (`requests/10s`, `tokens/30d`).
+   */
   dimensions: Record<string, ReportedDimension>;
   /** How long the server asked the client to wait, in ms (`retry-after-ms`, then `retry-after`). */
   retryAfterMs?: number;
@@ -62,7 +65,10 @@ export interface RateLimitView {
 export interface ParseOptions {
   /** Read this provider's dialect. Default: detect it from the header names, else `unknown`. */
   provider?: ProviderName;
-  /** Wall-clock epoch ms, used to turn timestamps into durations when there is no `Date` header. Default: `Date.now()`. */
+  /**
+   * Wall-clock epoch ms, against which timestamps become durations when there is no `Date`
+   * header. Default: `Date.now()`.
+   */
   wallNow?: number;
 }
 

@@ -48,7 +48,10 @@ export function anthropicMessageBody(completion: Completion): AnthropicMessage {
  * reason and final output usage), `message_stop`.
  */
 export function anthropicMessageStream(completion: Completion): StreamEvents {
-  const event = (type: string, body: object = {}): SseEvent => ({ event: type, data: JSON.stringify({ type, ...body }) });
+  const event = (type: string, body: object = {}): SseEvent => ({
+    event: type,
+    data: JSON.stringify({ type, ...body }),
+  });
   const message = {
     id: messageId(completion),
     type: "message",

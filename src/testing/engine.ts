@@ -9,7 +9,7 @@ import type { ResolvedOptions } from "./options.js";
 import { checkedLatency } from "./options.js";
 import type { Rejection } from "./rejection.js";
 
-/** Response headers, lower-case names. */
+/** Response headers by lower-case name. */
 export type ResponseHeaders = Record<string, string>;
 
 /** One call as the server receives it, already sized. */
@@ -47,7 +47,9 @@ export interface CallRecord {
   readonly receivedAt: number;
   /** 200 if admitted, 429 if rejected. */
   readonly status: 200 | 429;
+  /** Prompt tokens of the call. */
   readonly prompt: number;
+  /** The call's output cap. */
   readonly maxTokens: number;
   /** Answer length (admitted calls). */
   readonly actual?: number;
@@ -125,9 +127,8 @@ export class ProviderEngine {
     const now = this.#options.clock.now();
     const index = this.#records.length;
     const id = String(index + 1).padStart(8, "0");
-    const record: MutableRecord = {
-      id, receivedAt: now, status: 429, prompt: request.prompt, maxTokens: request.maxTokens,
-    };
+    const { prompt, maxTokens } = request;
+    const record: MutableRecord = { id, receivedAt: now, status: 429, prompt, maxTokens };
     const blocker = this.#bindingBlocker(request, now);
     if (blocker) {
       this.#records.push(record);
@@ -215,7 +216,10 @@ export class ProviderEngine {
       });
     }
     // Ties go to the first blocker found (the order of DIMENSION_NAMES, concurrency last).
-    return blockers.reduce<Blocker | undefined>((worst, b) => (worst && worst.waitMs >= b.waitMs ? worst : b), undefined);
+    return blockers.reduce<Blocker | undefined>(
+      (worst, b) => (worst && worst.waitMs >= b.waitMs ? worst : b),
+      undefined,
+    );
   }
 
   #reject(record: MutableRecord, blocker: Blocker, now: number): Admission {
@@ -250,7 +254,10 @@ export class ProviderEngine {
 
   #headers(id: string, now: number): ResponseHeaders {
     const readings: MeterReadings = Object.fromEntries(
-      this.#dimensions.map((d) => [d.name, { limit: d.meter.limit, level: d.meter.level(now), resetMs: d.meter.resetMs(now) }]),
+      this.#dimensions.map(({ name, meter }) => [
+        name,
+        { limit: meter.limit, level: meter.level(now), resetMs: meter.resetMs(now) },
+      ]),
     );
     const wallNow = this.#options.clock.wallNow();
     return {

@@ -1,18 +1,14 @@
 import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { anthropicErrorBody, anthropicMessageBody, anthropicMessageStream, anthropicRateLimitBody } from "./anthropic-format.js";
+import { anthropicErrorBody } from "./anthropic-format.js";
 import { delay } from "./delay.js";
-import type { AdmittedCall, ProviderEngine, ResponseHeaders } from "./engine.js";
-import {
-  chatCompletionBody,
-  chatCompletionStream,
-  openAIInvalidRequestBody,
-  openAIRateLimitBody,
-} from "./openai-format.js";
-import type { ApiShape, ParsedChatRequest } from "./requests.js";
+import type { ProviderEngine, ResponseHeaders } from "./engine.js";
+import { openAIInvalidRequestBody } from "./openai-format.js";
+import type { ApiShape } from "./requests.js";
 import { parseChatRequest } from "./requests.js";
 import { playSseStream } from "./sse.js";
+import { WIRE_FORMATS } from "./wire-formats.js";
 
 /** Options of `provider.listen()`. */
 export interface ListenOptions {
@@ -78,42 +74,38 @@ async function handle(engine: ProviderEngine, req: IncomingMessage, res: ServerR
   const text = await readBody(req);
   if (shape === undefined) {
     const message = `Unknown request URL: ${req.method} ${req.url}`;
-    const body = engine.options.dialect === "anthropic" ? anthropicErrorBody("not_found_error", message) : openAIInvalidRequestBody(message, "unknown_url");
+    const body =
+      engine.options.dialect === "anthropic"
+        ? anthropicErrorBody("not_found_error", message)
+        : openAIInvalidRequestBody(message, "unknown_url");
     sendJson(res, 404, {}, body);
     return;
   }
+  const wire = WIRE_FORMATS[shape];
   const json = parseJson(text);
   const parsed = parseChatRequest(shape, json, engine.options.defaultMaxTokens);
   if (!parsed.ok) {
-    const body = shape === "messages" ? anthropicErrorBody("invalid_request_error", parsed.message) : openAIInvalidRequestBody(parsed.message);
-    sendJson(res, 400, {}, body);
+    sendJson(res, 400, {}, wire.invalidRequest(parsed.message));
     return;
   }
   const request = parsed.request;
   const admission = engine.admit({ ...request, body: json });
   if (!admission.admitted) {
-    const body = shape === "messages" ? anthropicRateLimitBody(admission.rejection) : openAIRateLimitBody(admission.rejection);
-    sendJson(res, 429, admission.headers, body);
+    sendJson(res, 429, admission.headers, wire.rateLimited(admission.rejection));
     return;
   }
   const call = admission.call;
   if (request.stream) {
-    await streamAnswer(shape, request, call, res);
+    // The head, with rate-limit headers stamped now, goes out at admission;
+    // the call completes (and is reconciled) with the last event.
+    res.writeHead(200, { ...call.headers(), "content-type": "text/event-stream", "cache-control": "no-cache" });
+    await playSseStream(res, wire.stream(call.completion, request.includeUsage), call.latencyMs, () => call.complete());
     return;
   }
   // Unref'd: the listening server keeps the process alive, a closed one must not.
   await delay(call.latencyMs, false);
   const headers = call.complete();
-  const body = shape === "messages" ? anthropicMessageBody(call.completion) : chatCompletionBody(call.completion);
-  sendJson(res, 200, headers, body);
-}
-
-/** A stream's head (and its rate-limit headers) goes out at admission; the call completes with the last event. */
-async function streamAnswer(shape: ApiShape, request: ParsedChatRequest, call: AdmittedCall, res: ServerResponse): Promise<void> {
-  const events =
-    shape === "messages" ? anthropicMessageStream(call.completion) : chatCompletionStream(call.completion, request.includeUsage);
-  res.writeHead(200, { ...call.headers(), "content-type": "text/event-stream", "cache-control": "no-cache" });
-  await playSseStream(res, events, call.latencyMs, () => call.complete());
+  sendJson(res, 200, headers, wire.body(call.completion));
 }
 
 function sendJson(res: ServerResponse, status: number, headers: ResponseHeaders, body: unknown): void {

@@ -72,7 +72,9 @@ export function chatCompletionStream(completion: Completion, includeUsage: boole
   tail.push({ data: "[DONE]" });
   return {
     head: [chunk([choice({ role: "assistant", content: "", refusal: null }, null)])],
-    deltas: answerPieces(completion.outputTokens, MAX_STREAM_DELTAS).map((content) => chunk([choice({ content }, null)])),
+    deltas: answerPieces(completion.outputTokens, MAX_STREAM_DELTAS).map((content) =>
+      chunk([choice({ content }, null)]),
+    ),
     tail,
   };
 }

@@ -66,9 +66,16 @@ export interface ProviderOptions {
    * result is capped at `maxTokens`. Default: seeded, uniform in 1..maxTokens.
    */
   answerTokens?: (request: AnswerInput) => number;
-  /** Output cap assumed for an OpenAI-style HTTP request without `max_tokens` / `max_completion_tokens`. Default 4096. */
+  /**
+   * Output cap assumed for an OpenAI-style HTTP request without `max_tokens`
+   * or `max_completion_tokens`. Default 4096.
+   */
   defaultMaxTokens?: number;
-  /** Time source: `now()` drives the meters, `wallNow()` stamps `date` and RFC 3339 resets. Default: `performance.now()` / `Date.now()`, read at call time. */
+  /**
+   * Time source: `now()` (monotonic) drives the meters and fixed-window
+   * boundaries, `wallNow()` stamps `date` and RFC 3339 resets. Default:
+   * `performance.now()` / `Date.now()`, read at call time.
+   */
   clock?: Clock;
 }
 
@@ -87,7 +94,7 @@ export interface ResolvedOptions {
 }
 
 /** Longest delay `setTimeout` honours; longer ones fire at once. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const DIALECTS: readonly Dialect[] = ["openai", "anthropic", "groq", "azure"];
 const WINDOWS: readonly WindowMode[] = ["bucket", "fixed", "azure"];
@@ -110,7 +117,10 @@ const defaultClock: Clock = {
   wallNow: () => Date.now(),
 };
 
-/** Applies defaults and validates; throws `TypeError` for a wrong type or unknown option, `RangeError` for a bad value. */
+/**
+ * Applies defaults and validates: `TypeError` for a wrong type or an unknown
+ * option, `RangeError` for a value out of range.
+ */
 export function resolveOptions(options: ProviderOptions = {}): ResolvedOptions {
   if (typeof options !== "object" || options === null) {
     throw new TypeError("createProvider: options must be an object");
@@ -158,7 +168,8 @@ function oneOf<T extends string>(name: string, value: unknown, allowed: readonly
   if (typeof value !== "string") throw new TypeError(`createProvider: ${name} must be a string, got ${typeof value}`);
   const match = allowed.find((candidate) => candidate === value);
   if (match === undefined) {
-    throw new RangeError(`createProvider: ${name} must be one of ${allowed.map((a) => `"${a}"`).join(", ")}, got "${value}"`);
+    const choices = allowed.map((a) => `"${a}"`).join(", ");
+    throw new RangeError(`createProvider: ${name} must be one of ${choices}, got "${value}"`);
   }
   return match;
 }
@@ -183,7 +194,8 @@ function optionalFunction<F>(name: string, value: F | undefined): F | undefined 
 
 function clockOption(value: unknown): Clock {
   const clock = value as Partial<Clock> | null;
-  if (typeof clock !== "object" || clock === null || typeof clock.now !== "function" || typeof clock.wallNow !== "function") {
+  const valid = typeof clock === "object" && clock !== null;
+  if (!valid || typeof clock.now !== "function" || typeof clock.wallNow !== "function") {
     throw new TypeError("createProvider: clock must be an object with now() and wallNow() functions");
   }
   return clock as Clock;

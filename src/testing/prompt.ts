@@ -9,9 +9,9 @@ export interface PromptParts {
 }
 
 /** Tokens every message costs beyond its text (role and separators), as OpenAI's cookbook counts them. */
-export const TOKENS_PER_MESSAGE = 3;
+const TOKENS_PER_MESSAGE = 3;
 /** Tokens that prime the reply, counted once per request. */
-export const REPLY_PRIMING_TOKENS = 3;
+const REPLY_PRIMING_TOKENS = 3;
 
 /**
  * The simulator's deterministic prompt-size estimate:

@@ -1,14 +1,13 @@
 import type { AnthropicErrorBody, AnthropicMessage } from "./anthropic-format.js";
-import { anthropicMessageBody, anthropicRateLimitBody } from "./anthropic-format.js";
 import { delay } from "./delay.js";
 import type { ProviderStats, ResponseHeaders } from "./engine.js";
 import { ProviderEngine } from "./engine.js";
 import type { ListenOptions, ProviderServer } from "./http.js";
 import { serve } from "./http.js";
 import type { OpenAIChatCompletion, OpenAIErrorBody } from "./openai-format.js";
-import { chatCompletionBody, openAIRateLimitBody } from "./openai-format.js";
 import type { ProviderOptions } from "./options.js";
 import { resolveOptions } from "./options.js";
+import { WIRE_FORMATS } from "./wire-formats.js";
 
 /** One in-process call. */
 export interface CallRequest {
@@ -24,7 +23,9 @@ export interface CallRequest {
 
 /** Token usage of a served call. */
 export interface CallUsage {
+  /** Prompt (input) tokens. */
   promptTokens: number;
+  /** Answer (output) tokens. */
   completionTokens: number;
 }
 
@@ -60,19 +61,22 @@ const DEFAULT_MODEL = "simulated-model";
  * Creates a simulated provider.
  *
  * @example
- * const provider = createProvider({ rpm: 500, tpm: 200_000, dialect: "openai", latencyMs: (c) => 300 + 15 * c.actual });
+ * const provider = createProvider({
+ *   rpm: 500, tpm: 200_000, dialect: "openai",
+ *   latencyMs: (call) => 300 + 15 * call.actual,
+ * });
  * const result = await provider.call({ prompt: 800, maxTokens: 512, actual: 240 });
  */
 export function createProvider(options?: ProviderOptions): SimulatedProvider {
   const engine = new ProviderEngine(resolveOptions(options));
-  const anthropic = engine.options.dialect === "anthropic";
+  const wire = WIRE_FORMATS[engine.options.dialect === "anthropic" ? "messages" : "chat.completions"];
   return {
     async call(request) {
       checkCallRequest(request);
-      const admission = engine.admit({ ...request, model: request.model ?? DEFAULT_MODEL, stream: false, body: undefined });
+      const model = request.model ?? DEFAULT_MODEL;
+      const admission = engine.admit({ ...request, model, stream: false, body: undefined });
       if (!admission.admitted) {
-        const { rejection, headers } = admission;
-        return { status: 429, headers, body: anthropic ? anthropicRateLimitBody(rejection) : openAIRateLimitBody(rejection) };
+        return { status: 429, headers: admission.headers, body: wire.rateLimited(admission.rejection) };
       }
       const { call } = admission;
       await delay(call.latencyMs);
@@ -82,7 +86,7 @@ export function createProvider(options?: ProviderOptions): SimulatedProvider {
         status: 200,
         headers,
         usage: { promptTokens: completion.promptTokens, completionTokens: completion.outputTokens },
-        body: anthropic ? anthropicMessageBody(completion) : chatCompletionBody(completion),
+        body: wire.body(completion),
       };
     },
     listen: (listenOptions) => serve(engine, listenOptions),

@@ -16,7 +16,9 @@ export interface ParsedChatRequest {
 }
 
 /** Either the parsed request or why it is invalid (a 400). */
-export type ParseResult = { readonly ok: true; readonly request: ParsedChatRequest } | { readonly ok: false; readonly message: string };
+export type ParseResult =
+  | { readonly ok: true; readonly request: ParsedChatRequest }
+  | { readonly ok: false; readonly message: string };
 
 /**
  * Reads an OpenAI `POST /v1/chat/completions` or Anthropic `POST /v1/messages`
@@ -70,8 +72,7 @@ function isMessage(value: unknown): value is { content?: MessageContent | null }
 
 function isContent(value: unknown): value is MessageContent {
   if (typeof value === "string") return true;
-  return (
-    Array.isArray(value) &&
-    value.every((part) => isRecord(part) && typeof part.type === "string" && (part.text === undefined || typeof part.text === "string"))
-  );
+  const isPart = (part: unknown): boolean =>
+    isRecord(part) && typeof part.type === "string" && (part.text === undefined || typeof part.text === "string");
+  return Array.isArray(value) && value.every(isPart);
 }

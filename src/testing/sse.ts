@@ -3,7 +3,7 @@ import type { SseEvent, StreamEvents } from "./completion.js";
 import { delay } from "./delay.js";
 
 /** One event in server-sent-events framing: optional `event:` line, `data:` line, blank line. */
-export function formatSseEvent(event: SseEvent): string {
+function formatSseEvent(event: SseEvent): string {
   return `${event.event === undefined ? "" : `event: ${event.event}\n`}data: ${event.data}\n\n`;
 }
 

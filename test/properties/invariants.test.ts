@@ -1,29 +1,23 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LimiterClosedError, RequestTooLargeError, type CustomLimit, type Estimate, type Unit } from "../../src/index.js";
+import { LimiterClosedError, RequestTooLargeError, WaitTimeoutError, type CustomLimit, type Estimate, type Unit } from "../../src/index.js";
 import { DAY, Harness, MINUTE, SHORTHAND_SHAPES, type Change, type Config, type Op, type Scenario, type Shorthand } from "./harness.js";
 
 // ---------------------------------------------------------------------------
 // Generators
 // ---------------------------------------------------------------------------
 
-/** What stays fixed within one scenario: whether input/output are metered, and each custom dimension's unit. */
-interface World {
-  split: boolean;
-  custom: Record<"burst" | "slow", Unit>;
+/** Whether input and output tokens are metered (then every estimate is `{ input, output }`). */
+type Split = boolean;
+
+const CUSTOM = ["burst", "slow"] as const;
+
+function shorthandsOf(split: Split): Shorthand[] {
+  return split ? ["rpm", "tpm", "rpd", "tpd", "itpm", "otpm"] : ["rpm", "tpm", "rpd", "tpd"];
 }
 
-const world: fc.Arbitrary<World> = fc.boolean().chain((split) => {
-  const unit = fc.constantFrom<Unit>(...(split ? (["requests", "tokens", "input", "output"] as const) : (["requests", "tokens"] as const)));
-  return fc.record({ split: fc.constant(split), custom: fc.record({ burst: unit, slow: unit }) });
-});
-
-function shorthandsOf(w: World): Shorthand[] {
-  return w.split ? ["rpm", "tpm", "rpd", "tpd", "itpm", "otpm"] : ["rpm", "tpm", "rpd", "tpd"];
-}
-
-function unitOf(w: World, name: string): Unit {
-  return name in SHORTHAND_SHAPES ? SHORTHAND_SHAPES[name as Shorthand].unit : w.custom[name as "burst" | "slow"];
+function unitsOf(split: Split): Unit[] {
+  return split ? ["requests", "tokens", "input", "output"] : ["requests", "tokens"];
 }
 
 /** Small enough that buckets run dry within a scenario. */
@@ -36,23 +30,31 @@ const capacityFor = (unit: Unit): fc.Arbitrary<number> =>
 /** `undefined` about half the time (fc.option would give it only one time in five). */
 const sometimes = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.oneof(fc.constant(undefined), arb);
 
-/** Custom dimensions: "burst" refills over short windows, "slow" over long ones. */
-function customSpec(w: World, name: "burst" | "slow"): fc.Arbitrary<CustomLimit> {
-  const unit = w.custom[name];
+/** Burst sizes on either scale, for a dimension whose unit may change. */
+const anyCapacity = fc.oneof(capacityFor("requests"), capacityFor("tokens"));
+
+/** Custom dimensions: "burst" refills over short windows, "slow" over long ones; replacing one may change its unit. */
+function customSpec(split: Split, name: (typeof CUSTOM)[number]): fc.Arbitrary<CustomLimit> {
   const windowMs = name === "burst" ? fc.integer({ min: 100, max: 5_000 }) : fc.integer({ min: MINUTE, max: DAY });
-  return fc.record(
-    { unit: fc.constant(unit), limit: limitFor(unit), windowMs, capacity: capacityFor(unit) },
-    { requiredKeys: ["unit", "limit", "windowMs"] },
-  );
+  return fc
+    .constantFrom(...unitsOf(split))
+    .chain((unit) =>
+      fc.record({ unit: fc.constant(unit), limit: limitFor(unit), windowMs, capacity: capacityFor(unit) }, { requiredKeys: ["unit", "limit", "windowMs"] }),
+    );
 }
 
-function config(w: World): fc.Arbitrary<Config> {
-  const names = [...shorthandsOf(w), "burst", "slow"];
+/** A burst size on the scale of the dimension's unit (custom ones take either). */
+function capacityOf(name: string): fc.Arbitrary<number> {
+  return name in SHORTHAND_SHAPES ? capacityFor(SHORTHAND_SHAPES[name as Shorthand].unit) : anyCapacity;
+}
+
+function config(split: Split): fc.Arbitrary<Config> {
+  const names = [...shorthandsOf(split), ...CUSTOM];
   return fc
     .record({
-      shorthands: fc.record(Object.fromEntries(shorthandsOf(w).map((name) => [name, limitFor(unitOf(w, name))])), { requiredKeys: [] }),
-      custom: fc.record({ burst: customSpec(w, "burst"), slow: customSpec(w, "slow") }, { requiredKeys: [] }),
-      capacity: fc.record(Object.fromEntries(names.map((name) => [name, capacityFor(unitOf(w, name))])), { requiredKeys: [] }),
+      shorthands: fc.record(Object.fromEntries(shorthandsOf(split).map((name) => [name, limitFor(SHORTHAND_SHAPES[name].unit)])), { requiredKeys: [] }),
+      custom: fc.record({ burst: customSpec(split, "burst"), slow: customSpec(split, "slow") }, { requiredKeys: [] }),
+      capacity: fc.record(Object.fromEntries(names.map((name) => [name, capacityOf(name)])), { requiredKeys: [] }),
       concurrency: sometimes(fc.integer({ min: 1, max: 4 })),
     })
     .map(({ shorthands, custom, capacity, concurrency }): Config => {
@@ -76,9 +78,9 @@ const tokens = fc.oneof(
   { weight: 1, arbitrary: fc.double({ min: 0, max: 500, noNaN: true }) },
 );
 
-function amount(w: World): fc.Arbitrary<Estimate> {
-  const split = fc.record({ input: tokens, output: tokens });
-  return w.split ? split : fc.oneof(tokens, split);
+function amount(split: Split): fc.Arbitrary<Estimate> {
+  const parts = fc.record({ input: tokens, output: tokens });
+  return split ? parts : fc.oneof(tokens, parts);
 }
 
 /** Absent two times in three; then 0, short or long. */
@@ -92,17 +94,17 @@ const maxWaitMs = fc.oneof(
 /** Small steps, steps across refills, and jumps of days (that also cross timer hops). */
 const step = fc.oneof(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: 2 * MINUTE }), fc.integer({ min: 0, max: 3 * DAY }));
 
-function change(w: World): fc.Arbitrary<Change> {
-  const names = [...shorthandsOf(w), "burst", "slow"];
+/** Raise, lower, add or remove (null) a dimension; set or drop a burst size (also for a missing dimension: an error); change concurrency. */
+function change(split: Split): fc.Arbitrary<Change> {
   return fc.oneof(
-    fc.constantFrom(...shorthandsOf(w)).chain((name) =>
-      fc.record({ kind: fc.constant("limit" as const), name: fc.constant(name), value: fc.option(limitFor(unitOf(w, name)), { nil: null }) }),
+    fc.constantFrom(...shorthandsOf(split)).chain((name) =>
+      fc.record({ kind: fc.constant("limit" as const), name: fc.constant(name), value: fc.option(limitFor(SHORTHAND_SHAPES[name].unit), { nil: null }) }),
     ),
-    fc.constantFrom("burst" as const, "slow" as const).chain((name) =>
-      fc.record({ kind: fc.constant("custom" as const), name: fc.constant(name), spec: fc.option(customSpec(w, name), { nil: null }) }),
+    fc.constantFrom(...CUSTOM).chain((name) =>
+      fc.record({ kind: fc.constant("custom" as const), name: fc.constant(name), spec: fc.option(customSpec(split, name), { nil: null }) }),
     ),
-    fc.constantFrom(...names).chain((name) =>
-      fc.record({ kind: fc.constant("capacity" as const), name: fc.constant(name), value: fc.option(capacityFor(unitOf(w, name)), { nil: null }) }),
+    fc.constantFrom(...shorthandsOf(split), ...CUSTOM).chain((name) =>
+      fc.record({ kind: fc.constant("capacity" as const), name: fc.constant(name), value: fc.option(capacityOf(name), { nil: null }) }),
     ),
     fc.record({ kind: fc.constant("concurrency" as const), value: fc.option(fc.integer({ min: 1, max: 4 }), { nil: null }) }),
   );
@@ -110,23 +112,25 @@ function change(w: World): fc.Arbitrary<Change> {
 
 type Weights = Partial<Record<Op["kind"], number>>;
 
-function op(w: World, weights: Weights): fc.Arbitrary<Op> {
+function op(split: Split, weights: Weights, waits = maxWaitMs): fc.Arbitrary<Op> {
   const kinds: { [K in Op["kind"]]: fc.Arbitrary<Extract<Op, { kind: K }>> } = {
-    arrive: fc.record({ kind: fc.constant("arrive" as const), estimate: amount(w), abortable: fc.boolean(), maxWaitMs }),
+    arrive: fc.record({ kind: fc.constant("arrive" as const), estimate: amount(split), abortable: fc.boolean(), maxWaitMs: waits }),
     advance: fc.record({ kind: fc.constant("advance" as const), ms: step }),
-    settle: fc.record({ kind: fc.constant("settle" as const), pick: fc.nat(), used: amount(w) }),
+    settle: fc.record({ kind: fc.constant("settle" as const), pick: fc.nat(), used: amount(split) }),
     refund: fc.record({ kind: fc.constant("refund" as const), pick: fc.nat() }),
     release: fc.record({ kind: fc.constant("release" as const), pick: fc.nat() }),
     abort: fc.record({ kind: fc.constant("abort" as const), pick: fc.nat() }),
-    setLimits: fc.record({ kind: fc.constant("setLimits" as const), change: change(w) }),
+    setLimits: fc.record({ kind: fc.constant("setLimits" as const), change: change(split) }),
     close: fc.constant({ kind: "close" as const }),
   };
   const entries = Object.entries(weights) as [Op["kind"], number][];
   return fc.oneof(...entries.map(([kind, weight]) => ({ arbitrary: kinds[kind] as fc.Arbitrary<Op>, weight })));
 }
 
-function scenario(weights: Weights): fc.Arbitrary<Scenario> {
-  return world.chain((w) => fc.record({ config: config(w), initial, ops: fc.array(op(w, weights), { minLength: 5, maxLength: 40, size: "max" }) }));
+function scenario(weights: Weights, waits = maxWaitMs): fc.Arbitrary<Scenario> {
+  return fc
+    .boolean()
+    .chain((split) => fc.record({ config: config(split), initial, ops: fc.array(op(split, weights, waits), { minLength: 5, maxLength: 40, size: "max" }) }));
 }
 
 const everything: Weights = { arrive: 5, advance: 4, settle: 3, refund: 1, release: 3, abort: 1, setLimits: 1 };
@@ -221,6 +225,22 @@ describe("invariants of shared/design.md over random scenarios", () => {
     );
   });
 
+  it("a WaitTimeoutError at once is fair: with nothing else happening, the request could not have been admitted within maxWaitMs", async () => {
+    await fc.assert(
+      // Every arrival has a maxWaitMs, so that waiters ahead time out too.
+      fc.asyncProperty(scenario({ arrive: 6, advance: 2, settle: 1, release: 1 }, fc.integer({ min: 0, max: 2 * MINUTE })), (s) =>
+        Harness.run(s, (h) => {
+          for (const r of h.requests) {
+            if (!(r.error instanceof WaitTimeoutError) || r.error.waitMs <= r.error.maxWaitMs) continue;
+            // Timers fire on whole milliseconds: admissible a full millisecond before the deadline was in time.
+            expect(r.admissibleAt, `#${r.id} refused at once with ${r.error.message}`).toBeGreaterThan(r.deadline - 1);
+          }
+        }),
+      ),
+      runs,
+    );
+  });
+
   it("setLimits lowering a capacity below a waiter's cost refuses that waiter with RequestTooLargeError; the rest proceed", async () => {
     const lowering = fc
       .record({
@@ -265,12 +285,12 @@ describe("invariants of shared/design.md over random scenarios", () => {
   });
 
   it("close() refuses every waiter with LimiterClosedError, leaves no timer, and refuses later calls", async () => {
-    const closing = world.chain((w) =>
+    const closing = fc.boolean().chain((split) =>
       fc.record({
-        config: config(w),
+        config: config(split),
         initial,
-        ops: fc.array(op(w, { arrive: 5, advance: 2, settle: 1, release: 1, abort: 1 }), { maxLength: 20 }),
-        after: fc.array(op(w, { arrive: 2, settle: 1, release: 1, advance: 1 }), { maxLength: 6 }),
+        ops: fc.array(op(split, { arrive: 5, advance: 2, settle: 1, release: 1, abort: 1 }), { maxLength: 30, size: "max" }),
+        after: fc.array(op(split, { arrive: 2, settle: 1, release: 1, advance: 1 }), { maxLength: 6 }),
       }),
     );
     await fc.assert(
@@ -291,7 +311,3 @@ describe("invariants of shared/design.md over random scenarios", () => {
     );
   });
 });
-import { afterAll } from "vitest";
-import { STATS } from "./harness.js";
-import { afterEach } from "vitest";
-afterEach((ctx) => { console.log(ctx.task.name.slice(0,20), JSON.stringify(STATS)); for (const k in STATS) delete STATS[k]; });

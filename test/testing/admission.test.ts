@@ -84,7 +84,9 @@ describe("admission against a continuous bucket (C = 100 requests, r = 100/min)"
     expect(result.status).toBe(429);
     expect(result.headers["retry-after"]).toBeUndefined();
     expect(result.headers["retry-after-ms"]).toBeUndefined();
-    expect(result.body).toMatchObject({ error: { type: "tokens", message: expect.stringMatching(/^Request too large on tokens per min \(TPM\): Limit 1000, Requested 1200\./) } });
+    expect(result.body).toMatchObject({
+      error: { type: "tokens", message: expect.stringMatching(/^Request too large on tokens per min \(TPM\): Limit 1000, Requested 1200\./) },
+    });
     expect(provider.stats().calls[0]).toMatchObject({ status: 429, rejectedBy: "tpm" });
     expect(provider.stats().calls[0]?.retryAfterMs).toBeUndefined();
   });
@@ -130,7 +132,9 @@ describe("concurrency", () => {
     const third = await provider.call(oneRequest);
     expect(third.status).toBe(429);
     expect(third.headers["retry-after-ms"]).toBe("1000");
-    expect(third.body).toMatchObject({ error: { type: "requests", message: expect.stringContaining("concurrent requests: Limit 2, Used 2") } });
+    expect(third.body).toMatchObject({
+      error: { type: "requests", message: expect.stringContaining("concurrent requests: Limit 2, Used 2") },
+    });
 
     await time.at(300);
     expect((await provider.call(oneRequest)).headers["retry-after-ms"]).toBe("700");

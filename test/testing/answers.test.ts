@@ -47,7 +47,11 @@ describe("answer lengths", () => {
     });
     const short = await provider.call({ prompt: 5, maxTokens: 100 });
     const long = await provider.call({ prompt: 6, maxTokens: 100 });
-    expect(short).toMatchObject({ status: 200, usage: { promptTokens: 5, completionTokens: 40 }, body: { choices: [{ finish_reason: "stop" }] } });
+    expect(short).toMatchObject({
+      status: 200,
+      usage: { promptTokens: 5, completionTokens: 40 },
+      body: { choices: [{ finish_reason: "stop" }] },
+    });
     expect(long).toMatchObject({ status: 200, usage: { completionTokens: 100 }, body: { choices: [{ finish_reason: "length" }] } });
     expect(seen).toEqual([
       { index: 0, prompt: 5, maxTokens: 100, body: undefined },

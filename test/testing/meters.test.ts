@@ -31,10 +31,10 @@ describe("ContinuousBucket", () => {
     const bucket = new ContinuousBucket(1_000, MINUTE, 0);
     bucket.take(900, 0);
     // 30 s later the level is 100 + 500; a stale refund of 900 must not make it 1000 + more.
-    bucket.refund(900, 30_000, 0);
+    bucket.refund(900, 30_000);
     expect(bucket.level(30_000)).toBe(1_000);
     bucket.take(600, 30_000);
-    bucket.refund(100, 30_000, 0);
+    bucket.refund(100, 30_000);
     expect(bucket.level(30_000)).toBe(500);
   });
 

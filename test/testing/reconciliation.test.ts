@@ -40,7 +40,8 @@ describe("reserve at admission, reconcile at completion", () => {
   it("charges TPD like TPM", async () => {
     const provider = createProvider({ tpd: 10_000, clock: time.clock, latencyMs: 10 });
     const call = provider.call({ prompt: 1_000, maxTokens: 9_000, actual: 100 });
-    expect((await provider.call({ prompt: 1, maxTokens: 1, actual: 1 })).body).toMatchObject({ error: { type: "tokens", message: expect.stringContaining("tokens per day (TPD)") } });
+    const rejected = await provider.call({ prompt: 1, maxTokens: 1, actual: 1 });
+    expect(rejected.body).toMatchObject({ error: { type: "tokens", message: expect.stringContaining("tokens per day (TPD)") } });
     await time.at(10);
     await call;
     expect(admitted(provider, { prompt: 1_000, maxTokens: 7_000, actual: 1 })).toBe(true);

@@ -84,7 +84,9 @@ describe("the OpenAI SDK against the simulator", () => {
     expect(rateLimit.type).toBe("requests");
     expect(rateLimit.code).toBe("rate_limit_exceeded");
     expect(rateLimit.param).toBeNull();
-    expect(rateLimit.message).toMatch(/^429 Rate limit reached on requests per min \(RPM\): Limit 1, Used 1, Requested 1\. Please try again in \d+(\.\d+)?s\.$/);
+    expect(rateLimit.message).toMatch(
+      /^429 Rate limit reached on requests per min \(RPM\): Limit 1, Used 1, Requested 1\. Please try again in \d+(\.\d+)?s\.$/,
+    );
     expect(rateLimit.headers.get("x-ratelimit-remaining-requests")).toBe("0");
     expect(rateLimit.headers.get("x-ratelimit-limit-tokens")).toBe("10000");
     const retryAfterMs = Number(rateLimit.headers.get("retry-after-ms"));

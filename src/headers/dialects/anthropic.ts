@@ -1,5 +1,5 @@
 import { MINUTE } from "../bounds.js";
-import { fixedWindow, readTriple, toDimension, type Reading } from "../dimension.js";
+import { fixedWindow, readTriple, toDimension, tripleNames, type Reading } from "../dimension.js";
 import type { HeaderMap } from "../normalize.js";
 import type { TimeContext } from "../reset.js";
 import type { ReportedUnit } from "../types.js";
@@ -8,8 +8,7 @@ import { collect, type Dialect } from "./dialect.js";
 const PER_MINUTE = fixedWindow(MINUTE);
 
 function read(headers: HeaderMap, ctx: TimeContext, unit: ReportedUnit, kind: string): Reading {
-  const prefix = `anthropic-ratelimit-${kind}`;
-  return readTriple(headers, unit, { limit: `${prefix}-limit`, remaining: `${prefix}-remaining`, reset: `${prefix}-reset` }, ctx);
+  return readTriple(headers, unit, tripleNames(`anthropic-ratelimit-${kind}`), ctx);
 }
 
 /**

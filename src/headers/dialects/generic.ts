@@ -1,4 +1,4 @@
-import { inferredWindow, readTriple, toDimension } from "../dimension.js";
+import { inferredWindow, readTriple, toDimension, tripleNames } from "../dimension.js";
 import { ASSUMED_DAY } from "../window.js";
 import { collect, type Dialect } from "./dialect.js";
 import { readOpenAiNames } from "./openai.js";
@@ -13,9 +13,7 @@ const INFER = inferredWindow(ASSUMED_DAY);
  * does not spell: it is inferred from the triple, else taken as a day.
  */
 export const readGeneric: Dialect = (headers, ctx) => {
-  const bare = toDimension(
-    readTriple(headers, "requests", { limit: "x-ratelimit-limit", remaining: "x-ratelimit-remaining", reset: "x-ratelimit-reset" }, ctx),
-    INFER,
-  );
-  return { dimensions: collect([...readOpenAiNames(headers, ctx, INFER, INFER), bare, ...readSuffixedNames(headers, ctx)]) };
+  const bare = toDimension(readTriple(headers, "requests", tripleNames("x-ratelimit"), ctx), INFER);
+  const named = readOpenAiNames(headers, ctx, INFER, INFER);
+  return { dimensions: collect([...named, bare, ...readSuffixedNames(headers, ctx)]) };
 };

@@ -1,5 +1,5 @@
 import { SECOND } from "../bounds.js";
-import { fixedWindow, inferredWindow, readTriple, toDimension, type WindowRule } from "../dimension.js";
+import { fixedWindow, inferredWindow, readTriple, toDimension, tripleNames, type WindowRule } from "../dimension.js";
 import type { Span } from "../durations.js";
 import type { HeaderMap } from "../normalize.js";
 import type { TimeContext } from "../reset.js";
@@ -70,12 +70,7 @@ function readPolicies(policyField: string, currentField: string): DialectResult 
  * (`10;w=1, 50;w=60`), else inferred.
  */
 function readLegacy(headers: HeaderMap, ctx: TimeContext): DialectResult {
-  const reading = readTriple(
-    headers,
-    "requests",
-    { limit: "ratelimit-limit", remaining: "ratelimit-remaining", reset: "ratelimit-reset" },
-    ctx,
-  );
+  const reading = readTriple(headers, "requests", tripleNames("ratelimit"), ctx);
   const limitMembers = parseList(headers.get("ratelimit-limit") ?? "") ?? [];
   const limit = reading.limit ?? num(limitMembers[0]?.value);
   const described = [...limitMembers, ...(parseList(headers.get("ratelimit-policy") ?? "") ?? [])].find(

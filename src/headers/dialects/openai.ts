@@ -1,18 +1,9 @@
 import { DAY, MINUTE } from "../bounds.js";
-import { fixedWindow, inferredWindow, readTriple, toDimension, type WindowRule } from "../dimension.js";
+import { fixedWindow, inferredWindow, readTriple, toDimension, tripleNames, type WindowRule } from "../dimension.js";
 import type { HeaderMap } from "../normalize.js";
 import type { TimeContext } from "../reset.js";
 import type { ReportedDimension } from "../types.js";
 import { collect, type Dialect } from "./dialect.js";
-
-/** `x-ratelimit-{limit,remaining,reset}-<suffix>`, OpenAI's header names. */
-function names(suffix: string): { limit: string; remaining: string; reset: string } {
-  return {
-    limit: `x-ratelimit-limit-${suffix}`,
-    remaining: `x-ratelimit-remaining-${suffix}`,
-    reset: `x-ratelimit-reset-${suffix}`,
-  };
-}
 
 /**
  * The `-requests`, `-tokens` and `-project-tokens` triples under OpenAI's names. The
@@ -25,10 +16,12 @@ export function readOpenAiNames(
   requests: WindowRule,
   tokens: WindowRule,
 ): Iterable<[string, ReportedDimension] | undefined> {
-  const project = toDimension(readTriple(headers, "tokens", names("project-tokens"), ctx), tokens);
+  const read = (unit: "requests" | "tokens", suffix: string, rule: WindowRule) =>
+    toDimension(readTriple(headers, unit, tripleNames("x-ratelimit", suffix), ctx), rule);
+  const project = read("tokens", "-project-tokens", tokens);
   return [
-    toDimension(readTriple(headers, "requests", names("requests"), ctx), requests),
-    toDimension(readTriple(headers, "tokens", names("tokens"), ctx), tokens),
+    read("requests", "-requests", requests),
+    read("tokens", "-tokens", tokens),
     project === undefined ? undefined : [`project-${project[0]}`, project[1]],
   ];
 }

@@ -1,5 +1,5 @@
 import { DAY, MINUTE, SECOND } from "../bounds.js";
-import { fixedWindow, inferredWindow, readTriple, toDimension, type WindowRule } from "../dimension.js";
+import { fixedWindow, inferredWindow, readTriple, toDimension, tripleNames, type WindowRule } from "../dimension.js";
 import type { Span } from "../durations.js";
 import { parseCount } from "../numbers.js";
 import { ASSUMED_DAY } from "../window.js";
@@ -23,12 +23,7 @@ function boundaryWindow(reset: Span | undefined, boundary: number | undefined): 
  * ms of a fixed minute or day boundary (providers.md).
  */
 export const readOpenRouter: Dialect = (headers, ctx) => {
-  const reading = readTriple(
-    headers,
-    "requests",
-    { limit: "x-ratelimit-limit", remaining: "x-ratelimit-remaining", reset: "x-ratelimit-reset" },
-    ctx,
-  );
+  const reading = readTriple(headers, "requests", tripleNames("x-ratelimit"), ctx);
   const rule = boundaryWindow(reading.reset, parseCount(headers.get("x-ratelimit-reset")));
   return { dimensions: collect([toDimension(reading, rule)]) };
 };

@@ -1,5 +1,5 @@
 import { DAY, MINUTE } from "../bounds.js";
-import { fixedWindow, readTriple, toDimension } from "../dimension.js";
+import { fixedWindow, readTriple, toDimension, tripleNames } from "../dimension.js";
 import type { HeaderMap } from "../normalize.js";
 import type { TimeContext } from "../reset.js";
 import type { ReportedDimension, ReportedUnit } from "../types.js";
@@ -24,16 +24,14 @@ const WINDOWS: readonly (readonly [string, number])[] = [
  * (Cerebras's `-requests-day`, `-tokens-minute`; Mistral's `-req-minute`, `-tokens-month`).
  * The name fixes the window whoever sends it.
  */
-export function readSuffixedNames(headers: HeaderMap, ctx: TimeContext): Iterable<[string, ReportedDimension] | undefined> {
+export function readSuffixedNames(
+  headers: HeaderMap,
+  ctx: TimeContext,
+): Iterable<[string, ReportedDimension] | undefined> {
   const entries: ([string, ReportedDimension] | undefined)[] = [];
   for (const [unitName, unit] of UNITS) {
     for (const [windowName, windowMs] of WINDOWS) {
-      const suffix = `${unitName}-${windowName}`;
-      const names = {
-        limit: `x-ratelimit-limit-${suffix}`,
-        remaining: `x-ratelimit-remaining-${suffix}`,
-        reset: `x-ratelimit-reset-${suffix}`,
-      };
+      const names = tripleNames("x-ratelimit", `-${unitName}-${windowName}`);
       entries.push(toDimension(readTriple(headers, unit, names, ctx), fixedWindow(windowMs)));
     }
   }

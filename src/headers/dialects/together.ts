@@ -1,5 +1,5 @@
 import { SECOND } from "../bounds.js";
-import { fixedWindow, readTriple, toDimension, type Reading } from "../dimension.js";
+import { fixedWindow, readTriple, toDimension, tripleNames, type Reading } from "../dimension.js";
 import { collect, type Dialect } from "./dialect.js";
 
 const PER_SECOND = fixedWindow(SECOND);
@@ -26,12 +26,12 @@ function tighter(base: Reading, dynamic: Reading): Reading {
  */
 export const readTogether: Dialect = (headers, ctx) => {
   const requests = tighter(
-    readTriple(headers, "requests", { limit: "x-ratelimit-limit", remaining: "x-ratelimit-remaining", reset: "x-ratelimit-reset" }, ctx),
-    readTriple(headers, "requests", { limit: "x-ratelimit-limit-dynamic", remaining: "x-ratelimit-remaining-dynamic" }, ctx),
+    readTriple(headers, "requests", tripleNames("x-ratelimit"), ctx),
+    readTriple(headers, "requests", tripleNames("x-ratelimit", "-dynamic"), ctx),
   );
   const tokens = tighter(
-    readTriple(headers, "tokens", { limit: "x-tokenlimit-limit", remaining: "x-tokenlimit-remaining" }, ctx),
-    readTriple(headers, "tokens", { limit: "x-tokenlimit-limit-dynamic", remaining: "x-tokenlimit-remaining-dynamic" }, ctx),
+    readTriple(headers, "tokens", tripleNames("x-tokenlimit"), ctx),
+    readTriple(headers, "tokens", tripleNames("x-tokenlimit", "-dynamic"), ctx),
   );
   return { dimensions: collect([toDimension(requests, PER_SECOND), toDimension(tokens, PER_SECOND)]) };
 };
