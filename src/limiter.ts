@@ -17,6 +17,9 @@ import { runAdmitted, type RunHost, type RunPlan } from "./run.js";
 import { Alarm } from "./timer.js";
 import { Waiter } from "./waiter.js";
 
+/** `run` without options: shared, so the common call allocates no plan. */
+const PLAIN_RUN: RunPlan = { refundOnError: false, retry: undefined, signal: undefined };
+
 /** What {@link Limiter.snapshot} returns. */
 export type LimiterSnapshot = Record<string, DimensionSnapshot> & {
   /** Present when a concurrency limit is configured. */
@@ -60,7 +63,10 @@ export class Limiter {
   private pausedUntil = 0;
   private idleResolvers: (() => void)[] = [];
   private readonly host: ReservationHost = {
-    give: (name, amount) => this.store.give(name, amount),
+    // Only into the dimension the reservation was charged on, not one re-added under its name.
+    give: (meter, amount) => {
+      if (this.meterByName.get(meter.name) === meter) this.store.give(meter.name, amount);
+    },
     refunded: () => this.pump(),
     released: () => this.onReleased(),
     sync: (headers, options, origin) => this.applyHeaders(headers, options, origin),
@@ -104,7 +110,7 @@ export class Limiter {
     let plan: RunPlan;
     try {
       if (typeof fn !== "function") throw new TypeError("run(): fn must be a function");
-      plan = { refundOnError: options?.refundOnError === true, retry: retryPolicy(options?.retry), signal: options?.signal };
+      plan = options ? { refundOnError: options.refundOnError === true, retry: retryPolicy(options.retry), signal: options.signal } : PLAIN_RUN;
       admitted = this.admitNow(estimate, options);
     } catch (error) {
       return Promise.reject(error);
@@ -230,7 +236,9 @@ export class Limiter {
   private apply({ dimensions, concurrency }: Budget): void {
     this.store.configure(dimensions, concurrency);
     const meters = dimensions.map((dimension) => {
-      const meter = this.meterByName.get(dimension.name) ?? createMeter(dimension);
+      const kept = this.meterByName.get(dimension.name);
+      // A dimension that changed what it counts is a new one: old charges are not in its units.
+      const meter = kept?.dimension.unit === dimension.unit ? kept : createMeter(dimension);
       meter.dimension = dimension;
       return meter;
     });
@@ -305,10 +313,10 @@ export class Limiter {
   }
 
   private wait(waiter: Waiter, first: boolean): Promise<Reservation> {
-    const { estimate, signal, maxWaitMs } = waiter;
+    const { signal, maxWaitMs } = waiter;
     if (first) this.queue.unshift(waiter);
     else this.queue.push(waiter);
-    for (const meter of this.meters) meter.queued += costOf(meter.dimension.unit, estimate);
+    this.count(waiter, 1);
     signal?.addEventListener("abort", waiter);
     if (maxWaitMs !== Infinity) {
       waiter.deadline = this.clock.now() + maxWaitMs;
@@ -320,8 +328,9 @@ export class Limiter {
   }
 
   /**
-   * A lower bound on the wait for `estimate` behind everything queued: as if
-   * every in-flight reservation were refunded in full right now.
+   * A lower bound on the wait for `estimate` behind everything queued that
+   * cannot time out: as if every in-flight reservation were refunded in full
+   * right now.
    */
   private predictWait(estimate: Estimate): { dimension: string; waitMs: number } {
     const levels = this.store.snapshot();
@@ -369,7 +378,7 @@ export class Limiter {
 
   private dequeue(waiter: Waiter): void {
     this.queue.remove(waiter);
-    for (const meter of this.meters) meter.queued -= costOf(meter.dimension.unit, waiter.estimate);
+    this.count(waiter, -1);
     if (this.queue.size === 0) for (const meter of this.meters) meter.queued = 0; // no float drift left behind
     waiter.signal?.removeEventListener("abort", waiter);
     if (waiter.heapIndex >= 0) {
@@ -403,11 +412,19 @@ export class Limiter {
     this.afterRemoval(headChanged);
   }
 
+  /**
+   * Adds (`sign` 1) or removes (-1) a waiter's cost in the queued tallies that
+   * `predictWait` reads. Waiters with a deadline may time out before their
+   * turn, so they are left out: the prediction stays a lower bound.
+   */
+  private count(waiter: Waiter, sign: 1 | -1): void {
+    if (waiter.maxWaitMs !== Infinity) return;
+    for (const meter of this.meters) meter.queued += sign * costOf(meter.dimension.unit, waiter.estimate);
+  }
+
   private recountQueued(): void {
     for (const meter of this.meters) meter.queued = 0;
-    for (const waiter of this.queue) {
-      for (const meter of this.meters) meter.queued += costOf(meter.dimension.unit, waiter.estimate);
-    }
+    for (const waiter of this.queue) this.count(waiter, 1);
   }
 
   private onReleased(): void {

@@ -32,8 +32,8 @@ export function createMeter(dimension: Dimension): Meter {
 
 /** What a reservation needs from its limiter. */
 export interface ReservationHost {
-  /** Adds `amount` back to dimension `name` (negative: charges more). */
-  give(name: string, amount: number): void;
+  /** Adds `amount` back to the meter's dimension (negative: charges more). */
+  give(meter: Meter, amount: number): void;
   /** Capacity came back: admission may proceed. */
   refunded(): void;
   /** The reservation ended: free its slot. */
@@ -65,11 +65,15 @@ export class Reservation implements SyncOrigin {
     /** @internal Admission order, for telling fresher responses from older ones. */
     readonly seq: number,
   ) {
-    this.marks = meters.map((meter) => {
+    // Plain loops on the hot path: no closure per admission.
+    const marks = new Array<number>(meters.length);
+    for (let i = 0; i < meters.length; i++) {
+      const meter = meters[i]!;
       const cost = costOf(meter.dimension.unit, estimate);
       meter.held += cost;
-      return (meter.admitted += cost);
-    });
+      marks[i] = meter.admitted += cost;
+    }
+    this.marks = marks;
   }
 
   /** @internal */
@@ -107,25 +111,24 @@ export class Reservation implements SyncOrigin {
    */
   settle(used: Usage): void {
     if (this.done) throw new ReservationReleasedError();
-    const split = this.meters.some((m) => m.dimension.unit === "input" || m.dimension.unit === "output");
+    let split = false;
+    for (const meter of this.meters) split ||= meter.dimension.unit === "input" || meter.dimension.unit === "output";
     const problem = amountProblem("used", used, split);
     if (problem) throw problem;
-    this.recharge((meter) => (meter.dimension.unit === "requests" ? 1 : costOf(meter.dimension.unit, used)));
+    this.recharge(used);
   }
 
   /** Gives back everything, requests included (for calls the provider did not count). */
   refund(): void {
     if (this.done) throw new ReservationReleasedError();
-    this.recharge(() => 0);
+    this.recharge(undefined);
   }
 
   /** Frees the concurrency slot and makes the charge final. Idempotent. */
   release(): void {
     if (this.done) return;
     this.done = true;
-    this.meters.forEach((meter, i) => {
-      meter.held -= this.chargeOf(i);
-    });
+    for (let i = 0; i < this.meters.length; i++) this.meters[i]!.held -= this.chargeOf(i);
     this.host.released();
   }
 
@@ -133,18 +136,22 @@ export class Reservation implements SyncOrigin {
     return this.charged ? this.charged[i]! : costOf(this.meters[i]!.dimension.unit, this.estimate);
   }
 
-  private recharge(target: (meter: Meter) => number): void {
-    const charged = this.meters.map((_, i) => this.chargeOf(i));
+  /** Moves every charge to what `used` costs (requests stay 1), or to 0 when `used` is undefined (a refund). */
+  private recharge(used: Usage | undefined): void {
+    const { meters } = this;
+    const charged = this.charged ?? meters.map((_, i) => this.chargeOf(i));
     let refunded = false;
-    this.meters.forEach((meter, i) => {
-      const next = target(meter);
+    for (let i = 0; i < meters.length; i++) {
+      const meter = meters[i]!;
+      const unit = meter.dimension.unit;
+      const next = used === undefined ? 0 : unit === "requests" ? 1 : costOf(unit, used);
       const delta = charged[i]! - next;
-      if (delta === 0) return;
-      this.host.give(meter.name, delta);
+      if (delta === 0) continue;
+      this.host.give(meter, delta);
       meter.held -= delta;
       charged[i] = next;
       if (delta > 0) refunded = true;
-    });
+    }
     this.charged = charged;
     if (refunded) this.host.refunded();
   }

@@ -34,7 +34,8 @@ export class MemoryStore implements Store {
     const now = this.clock.now();
     const buckets = dimensions.map((dimension) => {
       const kept = this.byName.get(dimension.name);
-      if (!kept) {
+      // A dimension that changed what it counts starts afresh.
+      if (kept?.dimension.unit !== dimension.unit) {
         const level = dimension.capacity * this.initialFraction;
         return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, share: 1, pausedUntil: 0 };
       }
