@@ -2,6 +2,7 @@ import { systemClock, type Clock } from "./clock.js";
 import { isLimitKey } from "./dimensions.js";
 import type { ProviderName } from "./headers/types.js";
 import type { LimiterOptions, Limits } from "./options.js";
+import type { SharedStore } from "./store/shared.js";
 
 /** Limiter options with defaults applied and everything but the budgets validated. */
 export interface ResolvedOptions {
@@ -11,9 +12,10 @@ export interface ResolvedOptions {
   readonly clock: Clock;
   readonly onWarning: (warning: Error) => void;
   readonly provider: ProviderName | undefined;
+  readonly store: SharedStore | undefined;
 }
 
-const OTHER_KEYS = new Set(["initial", "maxQueue", "clock", "onWarning", "provider"]);
+const OTHER_KEYS = new Set(["initial", "maxQueue", "clock", "onWarning", "provider", "store"]);
 
 function emitWarning(warning: Error): void {
   process.emitWarning(warning);
@@ -48,5 +50,9 @@ export function resolveOptions(options: LimiterOptions): ResolvedOptions {
   }
   if (typeof onWarning !== "function") throw new TypeError("onWarning must be a function");
   if (options.provider !== undefined && typeof options.provider !== "string") throw new TypeError("provider must be a provider name");
-  return { limits: limits as Limits, initialFraction: initialFraction(options.initial), maxQueue, clock, onWarning, provider: options.provider };
+  const { store } = options;
+  if (store !== undefined && (typeof store !== "object" || store === null || typeof store.book !== "function")) {
+    throw new TypeError("store must be a shared store, such as RedisStore from llm-limiter/redis");
+  }
+  return { limits: limits as Limits, initialFraction: initialFraction(options.initial), maxQueue, clock, onWarning, provider: options.provider, store };
 }

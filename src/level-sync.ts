@@ -16,6 +16,12 @@ export interface SyncTarget {
   setShare(name: string, share: number): void;
 }
 
+/** Where header sync lowers levels held by a shared store. */
+export interface SharedSyncTarget {
+  /** Lowers to `remaining` less what every process booked after `mark`. */
+  lowerFrom(meter: Meter, remaining: number, mark: number | undefined): void;
+}
+
 /** How quickly the estimate of others' use of a shared key follows new evidence. */
 const SHARE_TIME_CONSTANT_MS = 5_000;
 /** Never believe others leave us less than this fraction of the rate: the level sync still caps us. */
@@ -63,4 +69,18 @@ function learnShare(meter: Meter, target: SyncTarget, local: number, truth: numb
   meter.othersRate += weight * (sample - meter.othersRate);
   meter.share = Math.min(1, Math.max(MIN_SHARE, 1 - Math.max(0, meter.othersRate) / rate));
   target.setShare(meter.name, meter.share);
+}
+
+/**
+ * {@link syncLevels} for a shared store: the store discounts what every
+ * replica booked after the request's mark, atomically. Every replica draws on
+ * the same bucket, so there is no share to learn.
+ */
+export function syncSharedLevels(view: RateLimitView, meters: readonly Meter[], target: SharedSyncTarget, origin: SyncOrigin): void {
+  for (const meter of meters) {
+    const remaining = view.dimensions[meter.name]?.remaining;
+    if (remaining === undefined || origin.seq < meter.syncedSeq) continue;
+    meter.syncedSeq = origin.seq;
+    target.lowerFrom(meter, remaining, origin.admittedAt(meter));
+  }
 }

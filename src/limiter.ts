@@ -7,13 +7,14 @@ import { DeadlineHeap, Fifo } from "./queue.js";
 import { parseRateLimitHeaders } from "./headers/parse.js";
 import type { HeaderInput, ProviderName, RateLimitView } from "./headers/types.js";
 import { LearnedLimits } from "./learned-limits.js";
-import { syncLevels, type SyncOrigin } from "./level-sync.js";
+import { syncLevels, syncSharedLevels, type SyncOrigin } from "./level-sync.js";
 import { createMeter, Reservation, type Meter, type ReservationHost } from "./reservation.js";
 import { MemoryStore } from "./store/memory.js";
 import type { DimensionSnapshot, Store } from "./store/types.js";
 import { classifyFailure } from "./retry-hints.js";
 import { retryPolicy } from "./retry.js";
 import { runAdmitted, type RunHost, type RunPlan } from "./run.js";
+import { SharedAdmission } from "./shared-admission.js";
 import { Alarm } from "./timer.js";
 import { Waiter } from "./waiter.js";
 
@@ -38,6 +39,8 @@ export type LimiterSnapshot = Record<string, DimensionSnapshot> & {
 export class Limiter {
   private readonly clock: Clock;
   private readonly store: Store;
+  /** Set when bucket state lives in a shared store; then it is also `store`. */
+  private readonly shared: SharedAdmission | undefined;
   private readonly maxQueue: number;
   private readonly warn: (warning: Error) => void;
   private readonly provider: ProviderName | undefined;
@@ -68,10 +71,9 @@ export class Limiter {
       if (this.meterByName.get(meter.name) === meter) this.store.give(meter.name, amount);
     },
     refunded: () => this.pump(),
-    released: () => this.onReleased(),
+    released: (lease) => this.onReleased(lease),
     sync: (headers, options, origin) => this.applyHeaders(headers, options, origin),
   };
-  /** `limiter.sync` treats headers as current when received: nothing admitted since is unseen. */
   /** `seq` of the freshest response whose limits were learned. */
   private learnedSeq = 0;
   private readonly runHost: RunHost = {
@@ -94,7 +96,22 @@ export class Limiter {
     this.warn = resolved.onWarning;
     this.limits = resolved.limits;
     this.provider = resolved.provider;
-    this.store = new MemoryStore(this.clock, resolved.initialFraction);
+    if (resolved.store) {
+      this.shared = new SharedAdmission(resolved.store, this.clock, resolved.initialFraction, this.warn, {
+        admit: (waiter, marks, lease) => {
+          this.dequeue(waiter);
+          waiter.resolve(this.admit(waiter.estimate, waiter.signal, marks, lease));
+          this.pump();
+        },
+        late: (waiter, dimension, waitMs) => {
+          this.dequeue(waiter);
+          waiter.reject(new WaitTimeoutError(dimension, waitMs, waiter.maxWaitMs));
+          this.afterRemoval(true);
+        },
+        pump: () => this.pump(),
+      });
+    }
+    this.store = this.shared ?? new MemoryStore(this.clock, resolved.initialFraction);
     this.headAlarm = new Alarm(this.clock, () => this.pump());
     this.deadlineAlarm = new Alarm(this.clock, () => this.expire());
     this.apply(this.learned.merge(budget));
@@ -129,8 +146,12 @@ export class Limiter {
     }
   }
 
-  /** A reservation if `estimate` fits now and nobody is queued; else `undefined`. Never waits. */
+  /**
+   * A reservation if `estimate` fits now and nobody is queued; else `undefined`.
+   * Never waits. Not available with a shared store, which answers asynchronously.
+   */
   tryAcquire(estimate: Estimate): Reservation | undefined {
+    if (this.shared) throw new TypeError("tryAcquire() needs the in-memory store; with a shared store use acquire(estimate, { maxWaitMs: 0 })");
     return this.admitNow(estimate, undefined);
   }
 
@@ -150,7 +171,9 @@ export class Limiter {
    * `reservation.sync`, which also discounts what was admitted after it.
    */
   sync(headers: HeaderInput, options?: SyncOptions): RateLimitView {
-    return this.applyHeaders(headers, options, { seq: this.admissions, admittedAt: (meter) => meter.admitted });
+    // Current when received: nothing admitted so far is unseen (a shared store lowers to remaining as is).
+    const admittedAt = (meter: Meter): number | undefined => (this.shared ? undefined : meter.admitted);
+    return this.applyHeaders(headers, options, { seq: this.admissions, admittedAt });
   }
 
   private applyHeaders(headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): RateLimitView {
@@ -162,7 +185,8 @@ export class Limiter {
       this.learnedSeq = origin.seq;
       if (this.learned.learn(view)) this.reconfigure(buildBudget(this.limits));
     }
-    syncLevels(view, this.meters, this.store, origin, this.clock.now());
+    if (this.shared) syncSharedLevels(view, this.meters, this.shared, origin);
+    else syncLevels(view, this.meters, this.store, origin, this.clock.now());
     if (options?.status === 429) this.rateLimited(headers, options);
     this.pump();
     return view;
@@ -182,7 +206,10 @@ export class Limiter {
     if (failure.retryAfterMs !== undefined) {
       const until = now + failure.retryAfterMs;
       if (named.length > 0) for (const meter of named) this.store.pause(meter.name, until);
-      else this.pausedUntil = Math.max(this.pausedUntil, until);
+      else {
+        this.pausedUntil = Math.max(this.pausedUntil, until);
+        this.shared?.pauseAll(failure.retryAfterMs);
+      }
       return;
     }
     const levels = this.store.snapshot();
@@ -230,6 +257,7 @@ export class Limiter {
     }
     this.headAlarm.clear();
     this.deadlineAlarm.clear();
+    this.shared?.close();
     this.notifyIdle();
   }
 
@@ -286,9 +314,9 @@ export class Limiter {
     return false;
   }
 
-  private admit(estimate: Estimate, signal: AbortSignal | undefined): Reservation {
+  private admit(estimate: Estimate, signal: AbortSignal | undefined, storeMarks?: readonly number[], lease?: string): Reservation {
     this.inFlight++;
-    return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions);
+    return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions, storeMarks, lease);
   }
 
   private enqueue(estimate: Estimate, options: AcquireOptions | undefined): Promise<Reservation> {
@@ -323,7 +351,10 @@ export class Limiter {
       this.deadlines.push(waiter);
       this.deadlineAlarm.set(this.deadlines.earliest!.deadline);
     }
-    if (waiter === this.queue.head) this.scheduleHead(waiter);
+    if (waiter === this.queue.head) {
+      if (this.shared) this.pump();
+      else this.scheduleHead(waiter);
+    }
     return waiter.promise;
   }
 
@@ -353,6 +384,10 @@ export class Limiter {
   /** Admits from the head of the queue while everything fits; then arms the timer for the new head. */
   private pump(): void {
     if (this.pumping || this.closed) return;
+    if (this.shared) {
+      this.pumpShared(this.shared);
+      return;
+    }
     this.pumping = true;
     try {
       for (let head = this.queue.head; head; head = this.queue.head) {
@@ -369,6 +404,14 @@ export class Limiter {
     }
   }
 
+  /** The head books through the shared store once nothing local holds it back. */
+  private pumpShared(shared: SharedAdmission): void {
+    const head = this.queue.head;
+    if (!head) return;
+    if (this.paused() || head.notBefore > this.clock.now()) this.scheduleHead(head);
+    else shared.serve(head);
+  }
+
   private scheduleHead(head: Waiter): void {
     const now = this.clock.now();
     const hold = Math.max(this.pausedUntil, head.notBefore);
@@ -377,6 +420,7 @@ export class Limiter {
   }
 
   private dequeue(waiter: Waiter): void {
+    this.shared?.abandon(waiter);
     this.queue.remove(waiter);
     this.count(waiter, -1);
     if (this.queue.size === 0) for (const meter of this.meters) meter.queued = 0; // no float drift left behind
@@ -427,9 +471,10 @@ export class Limiter {
     for (const waiter of this.queue) this.count(waiter, 1);
   }
 
-  private onReleased(): void {
+  private onReleased(lease: string | undefined): void {
     this.inFlight--;
     this.store.releaseSlot();
+    this.shared?.release(lease);
     this.pump();
     this.notifyIdle();
   }

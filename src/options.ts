@@ -1,6 +1,7 @@
 import type { Clock } from "./clock.js";
 import type { ProviderName } from "./headers/types.js";
 import type { RetryOptions } from "./retry.js";
+import type { SharedStore } from "./store/shared.js";
 
 /** What a dimension counts. */
 export type Unit = "requests" | "tokens" | "input" | "output";
@@ -68,6 +69,11 @@ export interface LimiterOptions extends Limits {
   onWarning?: (warning: Error) => void;
   /** Whose header dialect `sync` reads. Default: detected from the header names. */
   provider?: ProviderName;
+  /**
+   * Keep bucket state in a store shared by every replica (`RedisStore` from
+   * `llm-limiter/redis`) instead of this process. Default: in memory.
+   */
+  store?: SharedStore;
 }
 
 /** How to read one response in `sync`. */

@@ -36,8 +36,8 @@ export interface ReservationHost {
   give(meter: Meter, amount: number): void;
   /** Capacity came back: admission may proceed. */
   refunded(): void;
-  /** The reservation ended: free its slot. */
-  released(): void;
+  /** The reservation ended: free its slot (and its shared-store lease). */
+  released(lease: string | undefined): void;
   /** Applies response headers that the request of `origin` carried. */
   sync(headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): RateLimitView;
 }
@@ -53,7 +53,7 @@ export class Reservation implements SyncOrigin {
   private charged: number[] | undefined;
   private done = false;
   /** Per meter, its `admitted` total right after this admission. */
-  private readonly marks: number[];
+  private readonly marks: readonly number[];
 
   /** @internal Created by the limiter on admission. */
   constructor(
@@ -64,6 +64,10 @@ export class Reservation implements SyncOrigin {
     private readonly callerSignal: AbortSignal | undefined,
     /** @internal Admission order, for telling fresher responses from older ones. */
     readonly seq: number,
+    /** @internal A shared store's totals right after this booking (they count every replica). */
+    storeMarks?: readonly number[],
+    /** @internal The shared store's concurrency lease. */
+    private readonly lease?: string,
   ) {
     // Plain loops on the hot path: no closure per admission.
     const marks = new Array<number>(meters.length);
@@ -71,7 +75,8 @@ export class Reservation implements SyncOrigin {
       const meter = meters[i]!;
       const cost = costOf(meter.dimension.unit, estimate);
       meter.held += cost;
-      marks[i] = meter.admitted += cost;
+      meter.admitted += cost;
+      marks[i] = storeMarks ? storeMarks[i]! : meter.admitted;
     }
     this.marks = marks;
   }
@@ -129,7 +134,7 @@ export class Reservation implements SyncOrigin {
     if (this.done) return;
     this.done = true;
     for (let i = 0; i < this.meters.length; i++) this.meters[i]!.held -= this.chargeOf(i);
-    this.host.released();
+    this.host.released(this.lease);
   }
 
   private chargeOf(i: number): number {

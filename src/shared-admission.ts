@@ -1,0 +1,357 @@
+import type { Clock } from "./clock.js";
+import { costOf, type Dimension } from "./dimensions.js";
+import type { Meter } from "./reservation.js";
+import { MemoryStore } from "./store/memory.js";
+import type { Booking, SharedLayout, SharedStore, StoreFailurePolicy } from "./store/shared.js";
+import type { Blocker, DimensionSnapshot, Store } from "./store/types.js";
+import { Alarm } from "./timer.js";
+import type { Waiter } from "./waiter.js";
+
+/** What shared admission needs from its limiter. */
+export interface SharedHost {
+  /** The head's booking came due: admit it. */
+  admit(waiter: Waiter, marks: readonly number[] | undefined, lease: string | undefined): void;
+  /** The head's booking falls after its deadline: reject it now. */
+  late(waiter: Waiter, dimension: string, waitMs: number): void;
+  /** Look at the head again (after a missing slot, or to probe a store that was down). */
+  pump(): void;
+}
+
+/** The lease of a call admitted by the local fallback while the store was down. */
+const LOCAL_LEASE = "local";
+/** Backoff while the store is down: the first retry, and the longest gap between probes. */
+const OUTAGE_FIRST_MS = 50;
+const OUTAGE_MAX_MS = 2_000;
+/** A missing concurrency slot is looked for again at least this often (a local release looks at once). */
+const SLOT_POLL_MAX_MS = 1_000;
+
+/** The head's admission in progress: one at a time, so processes are served in booking order. */
+interface Attempt {
+  readonly waiter: Waiter;
+  readonly costs: number[];
+  booked: boolean;
+  marks: readonly number[] | undefined;
+}
+
+/**
+ * Admission through a {@link SharedStore}: the head of the local queue books
+ * its cost in the store (one round trip), waits until the booking is due, takes
+ * a concurrency lease if one is needed, and is admitted. Settles, releases,
+ * header sync and pauses write through; the levels it reports are those of the
+ * last round trip. While the store is unreachable, its failure policy decides.
+ *
+ * It also stands in for the limiter's local {@link Store}, so the limiter's
+ * bookkeeping is the same in both modes.
+ */
+export class SharedAdmission implements Store {
+  private layout: SharedLayout;
+  private dimensions: readonly Dimension[] = [];
+  /** Levels as of the last round trip. */
+  private readonly mirror = new Map<string, number>();
+  private attempt: Attempt | undefined;
+  private readonly alarm: Alarm;
+  private readonly leases = new Set<string>();
+  private renewTimer: ReturnType<typeof setInterval> | undefined;
+  private failures = 0;
+  private downUntil = 0;
+  private readonly policy: StoreFailurePolicy;
+  private readonly fallback: MemoryStore | undefined;
+  private pending: number[] | undefined;
+
+  constructor(
+    private readonly store: SharedStore,
+    private readonly clock: Clock,
+    private readonly initialFraction: number,
+    private readonly warn: (warning: Error) => void,
+    private readonly host: SharedHost,
+  ) {
+    this.policy = store.onError ?? "fail-closed";
+    const local = typeof this.policy === "object" ? this.policy.local : undefined;
+    if (local !== undefined && !(local > 0 && local <= 1)) throw new RangeError(`onError.local must be in (0, 1], got ${String(local)}`);
+    if (local === undefined && this.policy !== "fail-closed" && this.policy !== "fail-open") {
+      throw new TypeError(`onError must be "fail-closed", "fail-open" or { local }, got ${String(this.policy)}`);
+    }
+    this.fallback = local === undefined ? undefined : new MemoryStore(clock, initialFraction);
+    this.layout = { dimensions: [], concurrency: undefined, initialFraction };
+    this.alarm = new Alarm(clock, () => this.onAlarm());
+  }
+
+  configure(dimensions: readonly Dimension[], concurrency: number | undefined): void {
+    this.flush(); // pending deltas are aligned with the old dimensions
+    this.dimensions = dimensions;
+    this.layout = {
+      dimensions: dimensions.map(({ name, limit, windowMs, capacity }) => ({ name, limit, windowMs, capacity })),
+      concurrency,
+      initialFraction: this.initialFraction,
+    };
+    for (const name of [...this.mirror.keys()]) if (!dimensions.some((d) => d.name === name)) this.mirror.delete(name);
+    for (const d of dimensions) if (!this.mirror.has(d.name)) this.mirror.set(d.name, d.capacity * this.initialFraction);
+    if (this.fallback && typeof this.policy === "object") {
+      const f = this.policy.local;
+      this.fallback.configure(
+        dimensions.map((d) => ({ ...d, limit: d.limit * f, capacity: d.capacity * f })),
+        concurrency === undefined ? undefined : Math.max(1, Math.floor(concurrency * f)),
+      );
+    }
+  }
+
+  /** Works on admitting `head` (a no-op while an attempt is in progress). */
+  serve(head: Waiter): void {
+    if (this.attempt) return;
+    if (this.clock.now() < this.downUntil) {
+      this.serveDuringOutage(head);
+      return;
+    }
+    const attempt: Attempt = { waiter: head, costs: this.dimensions.map((d) => costOf(d.unit, head.estimate)), booked: false, marks: undefined };
+    this.attempt = attempt;
+    this.store.book(this.layout, attempt.costs).then(
+      (booking) => this.onBooked(attempt, booking),
+      (error: unknown) => this.onFailure(attempt, error),
+    );
+  }
+
+  /** `waiter` left the queue: give its booking back. */
+  abandon(waiter: Waiter): void {
+    const attempt = this.attempt;
+    if (attempt?.waiter !== waiter) return;
+    this.attempt = undefined;
+    this.alarm.clear();
+    if (attempt.booked) this.giveBack(attempt.costs);
+  }
+
+  /** A reservation ended: its lease goes back. */
+  release(lease: string | undefined): void {
+    if (lease === undefined) return;
+    if (lease === LOCAL_LEASE) {
+      this.fallback?.releaseSlot();
+      return;
+    }
+    this.leases.delete(lease);
+    if (this.leases.size === 0) this.stopRenewing();
+    this.store.release(lease).catch((error: unknown) => this.onWriteFailure(error));
+  }
+
+  /** No admission with a positive cost anywhere for `ms` from now, in every process. */
+  pauseAll(ms: number): void {
+    this.store.pause(this.layout, undefined, ms).catch((error: unknown) => this.onWriteFailure(error));
+  }
+
+  /** Header sync: lowers dimension `name` to `remaining` less what every process booked after `mark`. */
+  lowerFrom(meter: Meter, remaining: number, mark: number | undefined): void {
+    const index = this.indexOf(meter.name);
+    if (index < 0) return;
+    this.mirror.set(meter.name, Math.min(this.mirror.get(meter.name) ?? remaining, remaining));
+    this.store.lower(this.layout, index, remaining, mark).catch((error: unknown) => this.onWriteFailure(error));
+  }
+
+  close(): void {
+    this.alarm.clear();
+    this.stopRenewing();
+    const attempt = this.attempt;
+    this.attempt = undefined;
+    if (attempt?.booked) this.giveBack(attempt.costs);
+  }
+
+  // The Store side: the limiter's bookkeeping, written through.
+
+  take(): boolean {
+    return false; // admission goes through `serve`
+  }
+
+  blocker(): Blocker {
+    return { dimension: "store", waitMs: Infinity };
+  }
+
+  give(name: string, amount: number): void {
+    const index = this.indexOf(name);
+    if (index < 0) return;
+    const capacity = this.dimensions[index]!.capacity;
+    this.mirror.set(name, Math.min(capacity, (this.mirror.get(name) ?? 0) + amount));
+    // A settle moves several dimensions at once: one round trip for all of them.
+    if (!this.pending) {
+      this.pending = this.dimensions.map(() => 0);
+      queueMicrotask(() => this.flush());
+    }
+    this.pending[index]! += amount;
+  }
+
+  level(name: string): number | undefined {
+    return this.mirror.get(name);
+  }
+
+  lower(name: string, level: number): void {
+    const index = this.indexOf(name);
+    if (index < 0) return;
+    this.mirror.set(name, Math.min(this.mirror.get(name) ?? level, level));
+    this.store.lower(this.layout, index, level, undefined).catch((error: unknown) => this.onWriteFailure(error));
+  }
+
+  setShare(): void {
+    // Every replica draws on the same shared bucket: there is no other client's share to learn.
+  }
+
+  pause(name: string, until: number): void {
+    const index = this.indexOf(name);
+    if (index < 0) return;
+    this.store.pause(this.layout, [index], until - this.clock.now()).catch((error: unknown) => this.onWriteFailure(error));
+  }
+
+  releaseSlot(): void {
+    // Leases go back through `release`, which knows which one.
+  }
+
+  slotsInUse(): number {
+    return this.leases.size;
+  }
+
+  snapshot(): Record<string, DimensionSnapshot> {
+    const view: Record<string, DimensionSnapshot> = {};
+    for (const { name, limit, windowMs, capacity } of this.dimensions) {
+      view[name] = { limit, windowMs, capacity, available: this.mirror.get(name) ?? capacity };
+    }
+    return view;
+  }
+
+  private onBooked(attempt: Attempt, booking: Booking): void {
+    this.recovered();
+    booking.levels.forEach((level, i) => {
+      const name = this.layout.dimensions[i]?.name;
+      if (name !== undefined) this.mirror.set(name, level);
+    });
+    if (this.attempt !== attempt) {
+      // Abandoned while the booking was on its way.
+      if (booking.booked) this.giveBack(attempt.costs);
+      if (booking.lease !== undefined) this.store.release(booking.lease).catch((error: unknown) => this.onWriteFailure(error));
+      return;
+    }
+    const now = this.clock.now();
+    if (!booking.booked) {
+      this.attempt = undefined;
+      this.alarm.set(now + Math.min(booking.waitMs, SLOT_POLL_MAX_MS));
+      return;
+    }
+    attempt.booked = true;
+    attempt.marks = booking.marks;
+    if (booking.waitMs <= 0) {
+      this.admit(attempt, booking.lease);
+      return;
+    }
+    if (now + booking.waitMs > attempt.waiter.deadline) {
+      this.attempt = undefined;
+      this.giveBack(attempt.costs);
+      this.host.late(attempt.waiter, booking.dimension ?? "store", booking.waitMs);
+      return;
+    }
+    this.alarm.set(now + booking.waitMs);
+  }
+
+  private onAlarm(): void {
+    const attempt = this.attempt;
+    if (!attempt) {
+      this.host.pump();
+      return;
+    }
+    if (this.layout.concurrency === undefined) {
+      this.admit(attempt, undefined);
+      return;
+    }
+    this.store.lease(this.layout).then(
+      ({ lease, retryMs }) => {
+        if (this.attempt !== attempt) {
+          if (lease !== undefined) this.store.release(lease).catch((error: unknown) => this.onWriteFailure(error));
+          return;
+        }
+        this.recovered();
+        if (lease !== undefined) this.admit(attempt, lease);
+        else this.alarm.set(this.clock.now() + Math.min(retryMs, SLOT_POLL_MAX_MS));
+      },
+      (error: unknown) => this.onFailure(attempt, error),
+    );
+  }
+
+  private admit(attempt: Attempt, lease: string | undefined): void {
+    this.attempt = undefined;
+    if (lease !== undefined) {
+      this.leases.add(lease);
+      this.startRenewing();
+    }
+    this.host.admit(attempt.waiter, attempt.marks, lease);
+  }
+
+  private serveDuringOutage(head: Waiter): void {
+    if (this.policy === "fail-closed") {
+      this.alarm.set(this.downUntil);
+      return;
+    }
+    if (this.policy === "fail-open") {
+      this.host.admit(head, undefined, undefined);
+      return;
+    }
+    const fallback = this.fallback!;
+    if (fallback.take(head.estimate)) {
+      this.host.admit(head, undefined, this.layout.concurrency === undefined ? undefined : LOCAL_LEASE);
+      return;
+    }
+    this.alarm.set(Math.min(this.downUntil, this.clock.now() + fallback.blocker(head.estimate).waitMs));
+  }
+
+  /**
+   * A round trip failed. A booking already made stands, so its attempt keeps
+   * waiting for a lease; one whose booking never happened starts over. Either
+   * way the store counts as down until a backoff passes.
+   */
+  private onFailure(attempt: Attempt, error: unknown): void {
+    this.markDown(error);
+    if (this.attempt !== attempt) return;
+    if (!attempt.booked) this.attempt = undefined;
+    this.alarm.set(this.downUntil);
+  }
+
+  private onWriteFailure(error: unknown): void {
+    // Lost writes heal: leases expire and header sync corrects levels.
+    this.markDown(error);
+  }
+
+  private markDown(error: unknown): void {
+    if (this.failures === 0) this.warn(error instanceof Error ? error : new Error(String(error)));
+    this.failures++;
+    this.downUntil = this.clock.now() + Math.min(OUTAGE_MAX_MS, OUTAGE_FIRST_MS * 2 ** (this.failures - 1));
+  }
+
+  private recovered(): void {
+    this.failures = 0;
+    this.downUntil = 0;
+  }
+
+  private giveBack(costs: readonly number[]): void {
+    costs.forEach((cost, i) => {
+      const name = this.layout.dimensions[i]?.name;
+      if (name !== undefined && cost > 0) this.give(name, cost);
+    });
+  }
+
+  private flush(): void {
+    const deltas = this.pending;
+    this.pending = undefined;
+    if (!deltas || deltas.every((d) => d === 0)) return;
+    this.store.adjust(this.layout, deltas).catch((error: unknown) => this.onWriteFailure(error));
+  }
+
+  private indexOf(name: string): number {
+    return this.dimensions.findIndex((d) => d.name === name);
+  }
+
+  private startRenewing(): void {
+    if (this.renewTimer !== undefined) return;
+    this.renewTimer = setInterval(() => {
+      this.store.renew([...this.leases]).catch((error: unknown) => this.onWriteFailure(error));
+    }, Math.max(1, this.store.leaseMs / 3));
+    // Renewal serves calls in flight; those keep the process alive themselves.
+    this.renewTimer.unref?.();
+  }
+
+  private stopRenewing(): void {
+    if (this.renewTimer !== undefined) clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
+  }
+}
