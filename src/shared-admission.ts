@@ -296,15 +296,19 @@ export class SharedAdmission implements Store {
   }
 
   /**
-   * A round trip failed. A booking already made stands, so its attempt keeps
-   * waiting for a lease; one whose booking never happened starts over. Either
-   * way the store counts as down until a backoff passes.
+   * A round trip failed: the store counts as down until a backoff passes. A
+   * booking already made stands, so its attempt keeps waiting for a lease; one
+   * whose booking never happened is served as the failure policy says.
    */
   private onFailure(attempt: Attempt, error: unknown): void {
     this.markDown(error);
     if (this.attempt !== attempt) return;
-    if (!attempt.booked) this.attempt = undefined;
-    this.alarm.set(this.downUntil);
+    if (attempt.booked) {
+      this.alarm.set(this.downUntil);
+      return;
+    }
+    this.attempt = undefined;
+    this.serveDuringOutage(attempt.waiter);
   }
 
   private onWriteFailure(error: unknown): void {

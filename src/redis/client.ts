@@ -1,0 +1,14 @@
+/**
+ * The two commands the store needs from a Redis client. Build one with
+ * {@link ioredis} or {@link nodeRedis}, or write your own for another client.
+ *
+ * Both resolve with the script's reply. A rejection whose message starts with a
+ * Redis error code (`NOSCRIPT …`, `ERR …`, as both clients report server
+ * errors) is taken as a server reply; any other rejection as a connection problem.
+ */
+export interface RedisScriptClient {
+  /** `EVALSHA sha1 numkeys ...keys ...args`. */
+  evalsha(sha1: string, keys: readonly string[], args: readonly string[]): Promise<unknown>;
+  /** `EVAL script numkeys ...keys ...args` (which also caches the script under its SHA1). */
+  eval(script: string, keys: readonly string[], args: readonly string[]): Promise<unknown>;
+}

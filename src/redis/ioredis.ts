@@ -1,0 +1,15 @@
+import type { RedisScriptClient } from "./client.js";
+
+/** The part of an `ioredis` `Redis` or `Cluster` the store uses (a structural type: no import of ioredis). */
+export interface IoredisLike {
+  evalsha(sha1: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+}
+
+/** Adapts an `ioredis` client (`new Redis(...)` or `new Cluster(...)`) for `RedisStore`. */
+export function ioredis(client: IoredisLike): RedisScriptClient {
+  return {
+    evalsha: (sha1, keys, args) => client.evalsha(sha1, keys.length, ...keys, ...args),
+    eval: (script, keys, args) => client.eval(script, keys.length, ...keys, ...args),
+  };
+}

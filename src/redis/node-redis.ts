@@ -1,0 +1,21 @@
+import type { RedisScriptClient } from "./client.js";
+
+/** Keys and arguments of a script call, as node-redis takes them. */
+export interface NodeRedisEvalOptions {
+  keys: string[];
+  arguments: string[];
+}
+
+/** The part of a node-redis (v4, v5) client the store uses (a structural type: no import of redis). */
+export interface NodeRedisLike {
+  evalSha(sha1: string, options: NodeRedisEvalOptions): Promise<unknown>;
+  eval(script: string, options: NodeRedisEvalOptions): Promise<unknown>;
+}
+
+/** Adapts a connected node-redis client (`createClient(...)`, `createCluster(...)`) for `RedisStore`. */
+export function nodeRedis(client: NodeRedisLike): RedisScriptClient {
+  return {
+    evalsha: (sha1, keys, args) => client.evalSha(sha1, { keys: [...keys], arguments: [...args] }),
+    eval: (script, keys, args) => client.eval(script, { keys: [...keys], arguments: [...args] }),
+  };
+}

@@ -1,0 +1,50 @@
+import { positive } from "../dimensions.js";
+import { MAX_TIMEOUT_MS } from "../timer.js";
+import type { RedisScriptClient } from "./client.js";
+
+/** Options of `RedisStore`. */
+export interface RedisStoreOptions {
+  /** The Redis connection, through an adapter: `ioredis(client)` or `nodeRedis(client)`. */
+  readonly client: RedisScriptClient;
+  /**
+   * Names the quota this store meters, e.g. `"openai:proj-a:gpt-4o"`: every
+   * process using the same key shares its buckets. Redis keys `{<key>}:b` and
+   * `{<key>}:c` hold the state (one hash tag, so Redis Cluster accepts the scripts).
+   */
+  readonly key: string;
+  /**
+   * Longest wait for each Redis command, in ms; then the call rejects with
+   * `StoreUnavailableError`. Default: 250.
+   */
+  readonly timeoutMs?: number;
+  /**
+   * How long a concurrency lease lives unless renewed, in ms: the slot of a
+   * process that crashed mid-call frees itself after this. Default: 60 000.
+   */
+  readonly leaseMs?: number;
+}
+
+/** {@link RedisStoreOptions} with defaults applied, validated. */
+export interface ResolvedRedisStoreOptions {
+  readonly client: RedisScriptClient;
+  readonly key: string;
+  readonly timeoutMs: number;
+  readonly leaseMs: number;
+}
+
+function duration(what: string, value: number): number {
+  positive(what, value);
+  if (value > MAX_TIMEOUT_MS) throw new RangeError(`${what} must be at most ${MAX_TIMEOUT_MS} ms, got ${value}`);
+  return value;
+}
+
+/** Applies defaults; throws TypeError/RangeError on bad options. */
+export function resolveOptions(options: RedisStoreOptions): ResolvedRedisStoreOptions {
+  const { client, key, timeoutMs = 250, leaseMs = 60_000 } = options;
+  if (typeof client?.evalsha !== "function" || typeof client.eval !== "function") {
+    throw new TypeError("client must be an adapter: ioredis(client) or nodeRedis(client)");
+  }
+  // An empty key would make an empty hash tag, and Cluster would hash the two keys apart.
+  if (typeof key !== "string" || key.length === 0) throw new TypeError(`key must be a non-empty string, got ${String(key)}`);
+  return { client, key, timeoutMs: duration("timeoutMs", timeoutMs), leaseMs: duration("leaseMs", leaseMs) };
+}

@@ -1,0 +1,12 @@
+import { adjust } from "./adjust.js";
+import { book } from "./book.js";
+import { lease } from "./lease.js";
+import { lower } from "./lower.js";
+import { pause } from "./pause.js";
+import { release } from "./release.js";
+import { renew } from "./renew.js";
+
+/** Every script the store runs, by name. */
+export const scripts = { book, lease, adjust, lower, pause, renew, release };
+
+export type { Script } from "./script.js";

@@ -1,0 +1,15 @@
+import { NOW, SLOTS } from "./lua.js";
+import type { Script } from "./script.js";
+
+/**
+ * Takes a concurrency slot for a booking that came due. ARGV: concurrency,
+ * leaseMs, lease id. Reply: the lease ('' when none is free), ms until the
+ * earliest lease expires.
+ */
+export const lease: Script = {
+  source: `${NOW}${SLOTS}
+local free, retry = slot(tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])
+return { free and ARGV[3] or '', str(retry) }
+`,
+  sha1: "fdd8e08f668c01ce48c2defc2aaf2819d868762c",
+};

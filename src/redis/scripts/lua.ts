@@ -1,0 +1,70 @@
+/**
+ * Lua shared by the scripts, pasted in front of each one's body. Every script
+ * gets `KEYS[1]` (the bucket hash) and `KEYS[2]` (the lease set): both carry
+ * the store's hash tag, so Redis Cluster runs them on one node.
+ */
+
+/** `now`: Redis' own clock in ms (fractional); never a caller's. */
+export const NOW = `
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
+
+-- Replies carry numbers as strings: Redis would truncate a Lua number to an integer.
+local function str(x) return string.format('%.17g', x) end
+
+-- Sets a key's TTL to at least ms, never shortening one another caller needed longer.
+local function keep(key, ms)
+  ms = math.ceil(ms)
+  if ms > 0 and redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
+end
+`;
+
+/**
+ * `dimension(i)`: the i-th dimension of the layout in ARGV (fraction, count,
+ * then name, limit, windowMs, capacity per dimension), refilled to now.
+ * `save(d)` writes it back; `ttl` then says how long the hash must live.
+ */
+export const LAYOUT = `
+local fraction = tonumber(ARGV[1])
+local count = tonumber(ARGV[2])
+local rest = 3 + count * 4
+local ttl = 0
+
+local function dimension(i)
+  local o = 3 + (i - 1) * 4
+  local d = { name = ARGV[o], limit = tonumber(ARGV[o + 1]), window = tonumber(ARGV[o + 2]), capacity = tonumber(ARGV[o + 3]) }
+  local s = redis.call('HMGET', KEYS[1], d.name .. ':l', d.name .. ':t', d.name .. ':a', d.name .. ':p')
+  local level, at = tonumber(s[1]), tonumber(s[2])
+  if level == nil or at == nil then level, at = d.capacity * fraction, now end
+  -- Multiply first so whole numbers stay exact; a clock that steps back refills nothing.
+  if now > at then level, at = level + (now - at) * d.limit / d.window, now end
+  d.level, d.at = math.min(level, d.capacity), at
+  d.total, d.paused = tonumber(s[3]) or 0, tonumber(s[4]) or 0
+  return d
+end
+
+-- Keeps the state until the bucket is full again (pending bookings included) plus a window,
+-- and past any pause: expiring earlier would forget bookings and over-admit.
+local function save(d)
+  redis.call('HSET', KEYS[1], d.name .. ':l', d.level, d.name .. ':t', d.at, d.name .. ':a', d.total)
+  ttl = math.max(ttl, (d.capacity - d.level) * d.window / d.limit + d.window, d.paused - now)
+end
+`;
+
+/**
+ * `slot(concurrency, leaseMs, id)`: frees the slots of holders that stopped
+ * renewing, then takes one as lease `id`. Returns true, or false and the ms
+ * until the earliest lease expires.
+ */
+export const SLOTS = `
+local function slot(concurrency, leaseMs, id)
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+  if redis.call('ZCARD', KEYS[2]) >= concurrency then
+    local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+    return false, math.min(tonumber(first[2]) - now, leaseMs)
+  end
+  redis.call('ZADD', KEYS[2], now + leaseMs, id)
+  keep(KEYS[2], leaseMs)
+  return true, 0
+end
+`;

@@ -1,0 +1,90 @@
+import { randomUUID } from "node:crypto";
+import type { Booking, SharedLayout, SharedStore } from "../store/shared.js";
+import { layoutArgs, num, perDimension } from "./args.js";
+import { resolveOptions, type RedisStoreOptions } from "./options.js";
+import { number, strings } from "./reply.js";
+import { ScriptRunner } from "./runner.js";
+import { scripts } from "./scripts/index.js";
+
+/**
+ * Bucket state in Redis, shared by every process that uses the same `key`.
+ * Each method is one script, one round trip, timed by Redis `TIME`; every
+ * failure to reach Redis in time rejects with `StoreUnavailableError`.
+ */
+export class RedisStore implements SharedStore {
+  readonly leaseMs: number;
+  private readonly runner: ScriptRunner;
+  /** The bucket hash and the lease set: one hash tag, so one Cluster slot. */
+  private readonly keys: readonly [string, string];
+
+  constructor(options: RedisStoreOptions) {
+    const { client, key, timeoutMs, leaseMs } = resolveOptions(options);
+    this.leaseMs = leaseMs;
+    this.runner = new ScriptRunner(client, timeoutMs);
+    this.keys = [`{${key}}:b`, `{${key}}:c`];
+  }
+
+  async book(layout: SharedLayout, costs: readonly number[]): Promise<Booking> {
+    const n = layout.dimensions.length;
+    const args = [
+      ...layoutArgs(layout),
+      ...perDimension("costs", layout, costs),
+      layout.concurrency === undefined ? "" : num("concurrency", layout.concurrency),
+      String(this.leaseMs),
+      randomUUID(),
+    ];
+    const reply = strings(await this.runner.run(scripts.book, this.keys, args), 4 + 2 * n);
+    const [booked, waitMs, dimension, lease] = reply as [string, string, string, string];
+    return {
+      waitMs: number(waitMs),
+      booked: booked === "1",
+      dimension: dimension === "" ? undefined : dimension,
+      lease: lease === "" ? undefined : lease,
+      marks: reply.slice(4, 4 + n).map(number),
+      levels: reply.slice(4 + n).map(number),
+    };
+  }
+
+  /** With no concurrency limit there is nothing to take: resolves `{ lease: undefined, retryMs: 0 }` at once. */
+  async lease(layout: SharedLayout): Promise<{ readonly lease: string | undefined; readonly retryMs: number }> {
+    if (layout.concurrency === undefined) return { lease: undefined, retryMs: 0 };
+    const args = [num("concurrency", layout.concurrency), String(this.leaseMs), randomUUID()];
+    const [lease, retryMs] = strings(await this.runner.run(scripts.lease, this.keys, args), 2) as [string, string];
+    return { lease: lease === "" ? undefined : lease, retryMs: number(retryMs) };
+  }
+
+  async adjust(layout: SharedLayout, deltas: readonly number[]): Promise<void> {
+    const args = [...layoutArgs(layout), ...perDimension("deltas", layout, deltas)];
+    await this.runner.run(scripts.adjust, this.keys, args);
+  }
+
+  async release(lease: string): Promise<void> {
+    await this.runner.run(scripts.release, this.keys, [lease]);
+  }
+
+  async renew(leases: readonly string[]): Promise<void> {
+    if (leases.length === 0) return;
+    await this.runner.run(scripts.renew, this.keys, [String(this.leaseMs), ...leases]);
+  }
+
+  async lower(layout: SharedLayout, index: number, remaining: number, mark: number | undefined): Promise<void> {
+    const dimension = layout.dimensions[index];
+    if (dimension === undefined) throw new RangeError(`lower(): no dimension at index ${index}`);
+    const args = [
+      ...layoutArgs(layout, [dimension]),
+      num("remaining", remaining),
+      mark === undefined ? "" : num("mark", mark),
+    ];
+    await this.runner.run(scripts.lower, this.keys, args);
+  }
+
+  async pause(layout: SharedLayout, indices: readonly number[] | undefined, ms: number): Promise<void> {
+    const names = (indices ?? layout.dimensions.map((_, i) => i)).map((i) => {
+      const dimension = layout.dimensions[i];
+      if (dimension === undefined) throw new RangeError(`pause(): no dimension at index ${i}`);
+      return dimension.name;
+    });
+    if (names.length === 0 || ms <= 0) return;
+    await this.runner.run(scripts.pause, this.keys, [num("ms", ms), ...names]);
+  }
+}

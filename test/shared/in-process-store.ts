@@ -1,0 +1,138 @@
+import type { Booking, SharedLayout, SharedStore, StoreFailurePolicy } from "../../src/store/shared.js";
+
+interface State {
+  level: number;
+  at: number;
+  booked: number;
+  pausedUntil: number;
+}
+
+/**
+ * A {@link SharedStore} in this process, on the test's clock: the same contract
+ * as the Redis store, so limiter behaviour over a shared store can be tested on
+ * virtual time. `down` makes every call fail, as an unreachable Redis would.
+ */
+export class InProcessStore implements SharedStore {
+  down = false;
+  calls = 0;
+  private readonly states = new Map<string, State>();
+  private readonly leases = new Map<string, number>();
+  private nextLease = 0;
+
+  constructor(
+    private readonly now: () => number,
+    readonly leaseMs = 60_000,
+    readonly onError: StoreFailurePolicy = "fail-closed",
+  ) {}
+
+  async book(layout: SharedLayout, costs: readonly number[]): Promise<Booking> {
+    this.enter();
+    const now = this.now();
+    const states = layout.dimensions.map((d) => this.refilled(layout, d.name, now));
+    let waitMs = 0;
+    let dimension: string | undefined;
+    layout.dimensions.forEach((d, i) => {
+      const state = states[i]!;
+      const cost = costs[i]!;
+      const wait = Math.max(state.level >= cost ? 0 : ((cost - state.level) * d.windowMs) / d.limit, cost > 0 ? state.pausedUntil - now : 0);
+      if (wait > waitMs) {
+        waitMs = wait;
+        dimension = d.name;
+      }
+    });
+    let lease: string | undefined;
+    if (waitMs === 0 && layout.concurrency !== undefined) {
+      lease = this.tryLease(layout.concurrency, now);
+      if (lease === undefined) {
+        return { waitMs: this.untilFreeSlot(now), booked: false, dimension: "concurrency", lease: undefined, marks: states.map((s) => s.booked), levels: states.map((s) => s.level) };
+      }
+    }
+    states.forEach((state, i) => {
+      state.level -= costs[i]!;
+      state.booked += costs[i]!;
+    });
+    return { waitMs, booked: true, dimension, lease, marks: states.map((s) => s.booked), levels: states.map((s) => s.level) };
+  }
+
+  async lease(layout: SharedLayout): Promise<{ lease: string | undefined; retryMs: number }> {
+    this.enter();
+    const now = this.now();
+    const lease = this.tryLease(layout.concurrency ?? Infinity, now);
+    return { lease, retryMs: lease === undefined ? this.untilFreeSlot(now) : 0 };
+  }
+
+  async adjust(layout: SharedLayout, deltas: readonly number[]): Promise<void> {
+    this.enter();
+    const now = this.now();
+    layout.dimensions.forEach((d, i) => {
+      const state = this.refilled(layout, d.name, now);
+      state.level = Math.min(d.capacity, state.level + deltas[i]!);
+    });
+  }
+
+  async release(lease: string): Promise<void> {
+    this.enter();
+    this.leases.delete(lease);
+  }
+
+  async renew(leases: readonly string[]): Promise<void> {
+    this.enter();
+    for (const lease of leases) if (this.leases.has(lease)) this.leases.set(lease, this.now() + this.leaseMs);
+  }
+
+  async lower(layout: SharedLayout, index: number, remaining: number, mark: number | undefined): Promise<void> {
+    this.enter();
+    const state = this.refilled(layout, layout.dimensions[index]!.name, this.now());
+    state.level = Math.min(state.level, Math.max(0, remaining - (mark === undefined ? 0 : state.booked - mark)));
+  }
+
+  async pause(layout: SharedLayout, indices: readonly number[] | undefined, ms: number): Promise<void> {
+    this.enter();
+    const now = this.now();
+    layout.dimensions.forEach((d, i) => {
+      if (indices && !indices.includes(i)) return;
+      const state = this.refilled(layout, d.name, now);
+      state.pausedUntil = Math.max(state.pausedUntil, now + ms);
+    });
+  }
+
+  /** The level of `name` now, as the store sees it. */
+  levelOf(layout: SharedLayout, name: string): number {
+    return this.refilled(layout, name, this.now()).level;
+  }
+
+  get leasesHeld(): number {
+    return this.leases.size;
+  }
+
+  private enter(): void {
+    this.calls++;
+    if (this.down) throw new Error("store unreachable");
+  }
+
+  private refilled(layout: SharedLayout, name: string, now: number): State {
+    const d = layout.dimensions.find((x) => x.name === name)!;
+    let state = this.states.get(name);
+    if (!state) {
+      state = { level: d.capacity * layout.initialFraction, at: now, booked: 0, pausedUntil: 0 };
+      this.states.set(name, state);
+    }
+    if (now > state.at) {
+      state.level = Math.min(d.capacity, state.level + ((now - state.at) * d.limit) / d.windowMs);
+      state.at = now;
+    }
+    return state;
+  }
+
+  private tryLease(limit: number, now: number): string | undefined {
+    for (const [id, expiry] of this.leases) if (expiry <= now) this.leases.delete(id);
+    if (this.leases.size >= limit) return undefined;
+    const id = `lease-${this.nextLease++}`;
+    this.leases.set(id, now + this.leaseMs);
+    return id;
+  }
+
+  private untilFreeSlot(now: number): number {
+    return Math.max(1, Math.min(...this.leases.values()) - now);
+  }
+}
