@@ -5,8 +5,24 @@ import type { Meter } from "./reservation.js";
 export interface SyncOrigin {
   /** Admissions counted before and including the request (freshness order). */
   readonly seq: number;
+  /** Monotonic time the request was admitted; `undefined`: the headers are taken as current. */
+  readonly admittedAtMs: number | undefined;
   /** The meter's `admitted` total right after the request was admitted; `undefined` if it predates the meter. */
-  admittedAt(meter: Meter): number | undefined;
+  markOf(meter: Meter): number | undefined;
+}
+
+/**
+ * The provider's remaining, brought forward from when the request was
+ * admitted to now at the full refill rate. Headers may have been stamped any
+ * time between the request's admission and its response; from the admission
+ * on, the bucket refilled and this limiter's later admissions (discounted by
+ * the caller) drew on it. At saturation the two cancel, so a provider that
+ * stamps late costs little; one that stamps early is read exactly.
+ */
+function remainingNow(meter: Meter, remaining: number, origin: SyncOrigin, now: number): number {
+  if (origin.admittedAtMs === undefined || now <= origin.admittedAtMs) return remaining;
+  const { limit, windowMs, capacity } = meter.dimension;
+  return Math.min(capacity, remaining + ((now - origin.admittedAtMs) * limit) / windowMs);
 }
 
 /** The parts of a store that header sync moves. */
@@ -28,9 +44,9 @@ const SHARE_TIME_CONSTANT_MS = 5_000;
 const MIN_SHARE = 0.05;
 
 /**
- * Lowers local levels to what the provider reports (never raises them), less
- * what this limiter admitted after the request that carried the headers (the
- * provider may not have counted those yet). A response older than one already
+ * Lowers local levels to what the provider reports (never raises them),
+ * brought forward to now, less what this limiter admitted after the request
+ * that carried the headers (the provider may not have counted those yet). A response older than one already
  * applied changes nothing. From consecutive responses it learns how fast other
  * clients drain a shared key, and refills locally at this client's share.
  */
@@ -38,9 +54,9 @@ export function syncLevels(view: RateLimitView, meters: readonly Meter[], target
   for (const meter of meters) {
     const reported = view.dimensions[meter.name];
     if (reported?.remaining === undefined || origin.seq < meter.syncedSeq) continue;
-    const mark = origin.admittedAt(meter);
+    const mark = origin.markOf(meter);
     const unseen = meter.admitted - (mark ?? 0);
-    const truth = Math.max(0, reported.remaining - unseen);
+    const truth = Math.max(0, remainingNow(meter, reported.remaining, origin, now) - unseen);
     const local = target.level(meter.name);
     if (local === undefined) continue;
     learnShare(meter, target, local, truth, now);
@@ -76,11 +92,11 @@ function learnShare(meter: Meter, target: SyncTarget, local: number, truth: numb
  * replica booked after the request's mark, atomically. Every replica draws on
  * the same bucket, so there is no share to learn.
  */
-export function syncSharedLevels(view: RateLimitView, meters: readonly Meter[], target: SharedSyncTarget, origin: SyncOrigin): void {
+export function syncSharedLevels(view: RateLimitView, meters: readonly Meter[], target: SharedSyncTarget, origin: SyncOrigin, now: number): void {
   for (const meter of meters) {
     const remaining = view.dimensions[meter.name]?.remaining;
     if (remaining === undefined || origin.seq < meter.syncedSeq) continue;
     meter.syncedSeq = origin.seq;
-    target.lowerFrom(meter, remaining, origin.admittedAt(meter));
+    target.lowerFrom(meter, remainingNow(meter, remaining, origin, now), origin.markOf(meter));
   }
 }

@@ -173,8 +173,8 @@ export class Limiter {
    */
   sync(headers: HeaderInput, options?: SyncOptions): RateLimitView {
     // Current when received: nothing admitted so far is unseen (a shared store lowers to remaining as is).
-    const admittedAt = (meter: Meter): number | undefined => (this.shared ? undefined : meter.admitted);
-    return this.applyHeaders(headers, options, { seq: this.admissions, admittedAt });
+    const markOf = (meter: Meter): number | undefined => (this.shared ? undefined : meter.admitted);
+    return this.applyHeaders(headers, options, { seq: this.admissions, admittedAtMs: undefined, markOf });
   }
 
   private applyHeaders(headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): RateLimitView {
@@ -186,7 +186,7 @@ export class Limiter {
       this.learnedSeq = origin.seq;
       if (this.learned.learn(view)) this.reconfigure(buildBudget(this.limits));
     }
-    if (this.shared) syncSharedLevels(view, this.meters, this.shared, origin);
+    if (this.shared) syncSharedLevels(view, this.meters, this.shared, origin, this.clock.now());
     else syncLevels(view, this.meters, this.store, origin, this.clock.now());
     if (options?.status === 429) this.rateLimited(headers, options);
     this.pump();
@@ -317,7 +317,7 @@ export class Limiter {
 
   private admit(estimate: Estimate, signal: AbortSignal | undefined, storeMarks?: readonly number[], lease?: string): Reservation {
     this.inFlight++;
-    return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions, storeMarks, lease);
+    return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions, this.clock.now(), storeMarks, lease);
   }
 
   private enqueue(estimate: Estimate, options: AcquireOptions | undefined): Promise<Reservation> {

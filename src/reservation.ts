@@ -64,6 +64,8 @@ export class Reservation implements SyncOrigin {
     private readonly callerSignal: AbortSignal | undefined,
     /** @internal Admission order, for telling fresher responses from older ones. */
     readonly seq: number,
+    /** @internal Monotonic time of admission. */
+    readonly admittedAtMs: number,
     /** @internal A shared store's totals right after this booking (they count every replica). */
     storeMarks?: readonly number[],
     /** @internal The shared store's concurrency lease. */
@@ -82,7 +84,7 @@ export class Reservation implements SyncOrigin {
   }
 
   /** @internal */
-  admittedAt(meter: Meter): number | undefined {
+  markOf(meter: Meter): number | undefined {
     const i = this.meters.indexOf(meter);
     return i < 0 ? undefined : this.marks[i];
   }

@@ -33,6 +33,18 @@ describe("levels", () => {
     for (const r of [first, ...later]) r.release();
   });
 
+  it("the reported remaining is brought forward by the refill since the request was admitted", async () => {
+    const limiter = new Limiter({ rpm: 60, provider: "openai" });
+    const first = await limiter.acquire(0);
+    await time.timers.tickAsync(5_000);
+    const second = await limiter.acquire(0);
+    // Stamped when the first call was admitted: 10 left then, 5 refilled since, the second is unseen.
+    first.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "10" });
+    expect(limiter.snapshot().rpm?.available).toBeCloseTo(14, 9);
+    first.release();
+    second.release();
+  });
+
   it("headers from an older request never undo what a fresher one said", async () => {
     const limiter = new Limiter({ rpm: 100, tpm: 100_000, provider: "openai" });
     const older = await limiter.acquire(100);
