@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Starts a real redis-server on a free port (or uses REDIS_URL) for the Redis tests.
+    globalSetup: ["test/redis/redis-server.setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

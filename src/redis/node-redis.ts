@@ -2,7 +2,9 @@ import type { RedisScriptClient } from "./client.js";
 
 /** Keys and arguments of a script call, as node-redis takes them. */
 export interface NodeRedisEvalOptions {
+  /** The script's KEYS. */
   keys: string[];
+  /** The script's ARGV. */
   arguments: string[];
 }
 

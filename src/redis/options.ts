@@ -1,5 +1,6 @@
 import { positive } from "../dimensions.js";
 import { MAX_TIMEOUT_MS } from "../timer.js";
+import type { StoreFailurePolicy } from "../store/shared.js";
 import type { RedisScriptClient } from "./client.js";
 
 /** Options of `RedisStore`. */
@@ -15,6 +16,10 @@ export interface RedisStoreOptions {
   /**
    * Longest wait for each Redis command, in ms; then the call rejects with
    * `StoreUnavailableError`. Default: 250.
+   *
+   * Clients queue commands while reconnecting, so one that timed out may still
+   * run later. To fail fast instead, turn that queue off: `enableOfflineQueue:
+   * false` (ioredis), `disableOfflineQueue: true` (node-redis).
    */
   readonly timeoutMs?: number;
   /**
@@ -22,6 +27,14 @@ export interface RedisStoreOptions {
    * process that crashed mid-call frees itself after this. Default: 60 000.
    */
   readonly leaseMs?: number;
+  /**
+   * What a limiter on this store does while Redis is unreachable:
+   * `"fail-closed"` (default: admit nothing; requests wait, or time out on their
+   * `maxWaitMs`, until Redis is back), `"fail-open"` (admit everything,
+   * unmetered) or `{ local: f }` (admit through a local limiter holding the
+   * fraction `f` of every budget, e.g. `1 / replicas`).
+   */
+  readonly onError?: StoreFailurePolicy;
 }
 
 /** {@link RedisStoreOptions} with defaults applied, validated. */
@@ -30,6 +43,7 @@ export interface ResolvedRedisStoreOptions {
   readonly key: string;
   readonly timeoutMs: number;
   readonly leaseMs: number;
+  readonly onError: StoreFailurePolicy;
 }
 
 function duration(what: string, value: number): number {
@@ -40,11 +54,15 @@ function duration(what: string, value: number): number {
 
 /** Applies defaults; throws TypeError/RangeError on bad options. */
 export function resolveOptions(options: RedisStoreOptions): ResolvedRedisStoreOptions {
-  const { client, key, timeoutMs = 250, leaseMs = 60_000 } = options;
+  const { client, key, timeoutMs = 250, leaseMs = 60_000, onError = "fail-closed" } = options;
   if (typeof client?.evalsha !== "function" || typeof client.eval !== "function") {
     throw new TypeError("client must be an adapter: ioredis(client) or nodeRedis(client)");
   }
   // An empty key would make an empty hash tag, and Cluster would hash the two keys apart.
   if (typeof key !== "string" || key.length === 0) throw new TypeError(`key must be a non-empty string, got ${String(key)}`);
-  return { client, key, timeoutMs: duration("timeoutMs", timeoutMs), leaseMs: duration("leaseMs", leaseMs) };
+  const local = typeof onError === "object" && onError !== null ? onError.local : undefined;
+  if (onError !== "fail-closed" && onError !== "fail-open" && !(typeof local === "number" && local > 0 && local <= 1)) {
+    throw new RangeError(`onError must be "fail-closed", "fail-open" or { local: f } with 0 < f <= 1, got ${JSON.stringify(onError)}`);
+  }
+  return { client, key, timeoutMs: duration("timeoutMs", timeoutMs), leaseMs: duration("leaseMs", leaseMs), onError };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Booking, SharedLayout, SharedStore } from "../store/shared.js";
+import type { Booking, SharedLayout, SharedStore, StoreFailurePolicy } from "../store/shared.js";
 import { layoutArgs, num, perDimension } from "./args.js";
 import { resolveOptions, type RedisStoreOptions } from "./options.js";
 import { number, strings } from "./reply.js";
@@ -7,19 +7,23 @@ import { ScriptRunner } from "./runner.js";
 import { scripts } from "./scripts/index.js";
 
 /**
- * Bucket state in Redis, shared by every process that uses the same `key`.
- * Each method is one script, one round trip, timed by Redis `TIME`; every
- * failure to reach Redis in time rejects with `StoreUnavailableError`.
+ * Bucket state in Redis (5 or later; Cluster works), shared by every process
+ * that uses the same `key`. Each method is one script, one round trip, timed
+ * by Redis `TIME`. Failing to reach Redis in time rejects with
+ * `StoreUnavailableError`; whether a `book` or `adjust` that timed out took
+ * effect is then unknown, so neither should be retried blindly.
  */
 export class RedisStore implements SharedStore {
   readonly leaseMs: number;
+  readonly onError: StoreFailurePolicy;
   private readonly runner: ScriptRunner;
   /** The bucket hash and the lease set: one hash tag, so one Cluster slot. */
   private readonly keys: readonly [string, string];
 
   constructor(options: RedisStoreOptions) {
-    const { client, key, timeoutMs, leaseMs } = resolveOptions(options);
+    const { client, key, timeoutMs, leaseMs, onError } = resolveOptions(options);
     this.leaseMs = leaseMs;
+    this.onError = onError;
     this.runner = new ScriptRunner(client, timeoutMs);
     this.keys = [`{${key}}:b`, `{${key}}:c`];
   }

@@ -43,7 +43,7 @@ export interface Booking {
   readonly dimension: string | undefined;
   /** The lease taken with an immediate admission. */
   readonly lease: string | undefined;
-  /** Per dimension, the total ever booked on it (all processes) right after this booking. */
+  /** Per dimension, the total ever booked on it (all processes; `adjust` does not count) right after this booking. */
   readonly marks: readonly number[];
   /** Per dimension, the level right after this call (negative while bookings are pending). */
   readonly levels: readonly number[];
@@ -66,7 +66,10 @@ export interface SharedStore {
   readonly onError?: StoreFailurePolicy;
   /** Refills every dimension to now and takes `costs` from all of them at once (see {@link Booking}). */
   book(layout: SharedLayout, costs: readonly number[]): Promise<Booking>;
-  /** Takes a concurrency lease for a booking that came due; `lease` undefined: none free, retry after `retryMs`. */
+  /**
+   * Takes a concurrency lease for a booking that came due; `lease` undefined:
+   * none free, retry after `retryMs`. Called only when `layout.concurrency` is set.
+   */
   lease(layout: SharedLayout): Promise<{ readonly lease: string | undefined; readonly retryMs: number }>;
   /** Adds `deltas` to the levels (a refund, a cancelled booking; negative: an extra charge), capped at capacity. */
   adjust(layout: SharedLayout, deltas: readonly number[]): Promise<void>;

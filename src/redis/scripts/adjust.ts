@@ -1,4 +1,4 @@
-import { LAYOUT, NOW } from "./lua.js";
+import { LAYOUT, PRELUDE } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
@@ -6,7 +6,7 @@ import type { Script } from "./script.js";
  * Each level is refilled to now first: a refund on a stale timestamp over-grants.
  */
 export const adjust: Script = {
-  source: `${NOW}${LAYOUT}
+  source: `${PRELUDE}${LAYOUT}
 for i = 1, count do
   local delta = tonumber(ARGV[rest + i - 1])
   if delta ~= 0 then

@@ -1,4 +1,4 @@
-import { LAYOUT, NOW, SLOTS } from "./lua.js";
+import { LAYOUT, PRELUDE, SLOTS } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
@@ -9,7 +9,7 @@ import type { Script } from "./script.js";
  * leaseMs, lease id. Reply: booked, waitMs, binding dimension, lease, marks, levels.
  */
 export const book: Script = {
-  source: `${NOW}${LAYOUT}${SLOTS}
+  source: `${PRELUDE}${LAYOUT}${SLOTS}
 local concurrency = tonumber(ARGV[rest + count])
 local leaseMs = tonumber(ARGV[rest + count + 1])
 local id = ARGV[rest + count + 2]

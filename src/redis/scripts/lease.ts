@@ -1,4 +1,4 @@
-import { NOW, SLOTS } from "./lua.js";
+import { PRELUDE, SLOTS } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
@@ -7,7 +7,7 @@ import type { Script } from "./script.js";
  * earliest lease expires.
  */
 export const lease: Script = {
-  source: `${NOW}${SLOTS}
+  source: `${PRELUDE}${SLOTS}
 local free, retry = slot(tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])
 return { free and ARGV[3] or '', str(retry) }
 `,

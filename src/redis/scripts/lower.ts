@@ -1,4 +1,4 @@
-import { LAYOUT, NOW } from "./lua.js";
+import { LAYOUT, PRELUDE } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
@@ -7,7 +7,7 @@ import type { Script } from "./script.js";
  * ARGV after the layout: remaining, mark.
  */
 export const lower: Script = {
-  source: `${NOW}${LAYOUT}
+  source: `${PRELUDE}${LAYOUT}
 local d = dimension(1)
 local remaining, mark = tonumber(ARGV[rest]), tonumber(ARGV[rest + 1])
 -- A mark above the total means the state was lost since: nothing known was booked after it.

@@ -4,8 +4,8 @@
  * the store's hash tag, so Redis Cluster runs them on one node.
  */
 
-/** `now`: Redis' own clock in ms (fractional); never a caller's. */
-export const NOW = `
+/** `now` (Redis' own clock in ms, fractional; never a caller's), `str(x)` and `keep(key, ms)`. */
+export const PRELUDE = `
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
 

@@ -1,4 +1,4 @@
-import { NOW } from "./lua.js";
+import { PRELUDE } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
@@ -6,7 +6,7 @@ import type { Script } from "./script.js";
  * now; an earlier pause is never shortened. ARGV: ms, then dimension names.
  */
 export const pause: Script = {
-  source: `${NOW}
+  source: `${PRELUDE}
 local ms = tonumber(ARGV[1])
 for i = 2, #ARGV do
   local field = ARGV[i] .. ':p'

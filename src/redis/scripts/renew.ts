@@ -1,4 +1,4 @@
-import { NOW } from "./lua.js";
+import { PRELUDE } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
@@ -6,7 +6,7 @@ import type { Script } from "./script.js";
  * Expired ones are purged first, so a renewal never revives a freed slot.
  */
 export const renew: Script = {
-  source: `${NOW}
+  source: `${PRELUDE}
 local leaseMs = tonumber(ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 for i = 2, #ARGV do redis.call('ZADD', KEYS[2], 'XX', now + leaseMs, ARGV[i]) end

@@ -1,0 +1,22 @@
+import type { RedisScriptClient } from "../../src/redis/index.js";
+
+/** One call the store made. */
+export interface Call {
+  readonly command: "evalsha" | "eval";
+  readonly keys: readonly string[];
+  readonly args: readonly string[];
+}
+
+/** A client that records calls and answers with `answer` (a value, a rejection, or a promise that never settles). */
+export function fakeClient(answer: (call: Call) => Promise<unknown>): RedisScriptClient & { readonly calls: Call[] } {
+  const calls: Call[] = [];
+  const record = (command: Call["command"]) => (_: string, keys: readonly string[], args: readonly string[]) => {
+    const call = { command, keys, args };
+    calls.push(call);
+    return answer(call);
+  };
+  return { calls, evalsha: record("evalsha"), eval: record("eval") };
+}
+
+/** A promise that never settles: a server that does not answer. */
+export const never = (): Promise<unknown> => new Promise(() => {});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { createClient } from "redis";
+import { ioredis, nodeRedis, RedisStore, StoreUnavailableError } from "../../src/redis/index.js";
+import { ADAPTERS, ADAPTER_NAMES, describeRedis, rawRedis, redisUrl, sleep, type AdapterName, type Connection } from "./helpers.js";
+import { dim, layout } from "./layouts.js";
+import { redisServerAvailable, startRedisServer } from "./server.js";
+
+const rpm = layout([dim("rpm", 100)]);
+
+/** Books until Redis answers again (the client reconnects on its own schedule). */
+async function bookWhenBack(store: RedisStore, deadlineMs: number): Promise<unknown> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      return await store.book(rpm, [1]);
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError) || Date.now() > deadline) throw error;
+      await sleep(100);
+    }
+  }
+}
+
+// A server of its own, so stopping it disturbs no other test.
+describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("outage (%s)", (adapter) => {
+  it("rejects with StoreUnavailableError while the server is down, and recovers when it is back", async () => {
+    const server = await startRedisServer();
+    const connection = await ADAPTERS[adapter](server.url);
+    let restarted: Awaited<ReturnType<typeof startRedisServer>> | undefined;
+    try {
+      const store = new RedisStore({ client: connection.client, key: "outage", timeoutMs: 200 });
+      expect(await store.book(rpm, [1])).toMatchObject({ booked: true, waitMs: 0 });
+      await server.stop();
+      const error: unknown = await store.book(rpm, [1]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(error).toMatchObject({ code: "STORE_UNAVAILABLE" });
+      expect((error as Error).cause).toBeDefined();
+      restarted = await startRedisServer(server.port);
+      // The restarted server is empty: the state starts afresh.
+      expect(await bookWhenBack(store, 10_000)).toMatchObject({ booked: true, waitMs: 0, marks: [1] });
+    } finally {
+      await connection.close();
+      await restarted?.stop();
+    }
+  });
+});
+
+/** Clients that fail at once while disconnected, instead of queueing until the timeout. */
+const FAIL_FAST = {
+  ioredis: async (url: string): Promise<Connection> => {
+    const raw = new Redis(url, { enableOfflineQueue: false });
+    raw.on("error", () => {});
+    await new Promise((resolve) => raw.once("ready", resolve));
+    return { client: ioredis(raw), close: async () => void raw.disconnect() };
+  },
+  "node-redis": async (url: string): Promise<Connection> => {
+    const raw = createClient({ url, disableOfflineQueue: true });
+    raw.on("error", () => {});
+    await raw.connect();
+    return { client: nodeRedis(raw), close: async () => void raw.destroy() };
+  },
+} satisfies Record<AdapterName, (url: string) => Promise<Connection>>;
+
+describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("outage without an offline queue (%s)", (adapter) => {
+  it("rejects at once with StoreUnavailableError, not after the timeout", async () => {
+    const server = await startRedisServer();
+    const connection = await FAIL_FAST[adapter](server.url);
+    try {
+      const store = new RedisStore({ client: connection.client, key: "fast", timeoutMs: 60_000 });
+      await store.book(rpm, [1]);
+      await server.stop();
+      await sleep(100);
+      const error: unknown = await store.book(rpm, [1]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).cause).not.toMatchObject({ name: "TimeoutError" });
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
+describeRedis.each(ADAPTER_NAMES)("server replies (%s)", (adapter) => {
+  const raw = rawRedis();
+
+  it("passes a script error through as the client's error, not as an outage", async () => {
+    const connection = await ADAPTERS[adapter](redisUrl!);
+    try {
+      const key = `wrongtype:${Math.random()}`;
+      await raw.set(`{${key}}:b`, "not a hash");
+      const error: unknown = await new RedisStore({ client: connection.client, key }).book(rpm, [1]).catch((e: unknown) => e);
+      expect(error).not.toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).message).toMatch(/^WRONGTYPE /);
+    } finally {
+      await connection.close();
+    }
+  });
+});

@@ -1,0 +1,147 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { LimiterError } from "../../src/errors.js";
+import { RedisStore, StoreUnavailableError } from "../../src/redis/index.js";
+import { fakeClient, never } from "./fake-client.js";
+import { dim, layout } from "./layouts.js";
+
+const rpm = layout([dim("rpm", 10)]);
+const TIMEOUT = 1234;
+
+function storeAnswering(answer: Parameters<typeof fakeClient>[0]): { store: RedisStore; calls: ReturnType<typeof fakeClient>["calls"] } {
+  const client = fakeClient(answer);
+  return { store: new RedisStore({ client, key: "k", timeoutMs: TIMEOUT }), calls: client.calls };
+}
+
+describe("errors and timeouts (no server)", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it("rejects with StoreUnavailableError after timeoutMs, not before, and leaves no timer", async () => {
+    vi.useFakeTimers();
+    const { store } = storeAnswering(never);
+    const outcome = store.release("lease").then(
+      () => "resolved",
+      (error: unknown) => error,
+    );
+    await vi.advanceTimersByTimeAsync(TIMEOUT - 1);
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    const error = await outcome;
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(error).toBeInstanceOf(LimiterError);
+    expect(error).toMatchObject({ code: "STORE_UNAVAILABLE", name: "StoreUnavailableError" });
+    expect((error as Error).cause).toMatchObject({ name: "TimeoutError" });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("clears the timer as soon as the call settles, either way", async () => {
+    vi.useFakeTimers();
+    await storeAnswering(async () => null).store.release("lease");
+    expect(vi.getTimerCount()).toBe(0);
+    await expect(storeAnswering(() => Promise.reject(new Error("read ECONNRESET"))).store.release("x")).rejects.toThrow();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("unrefs its timers: a hung Redis never keeps the process alive", async () => {
+    const spy = vi.spyOn(globalThis, "setTimeout");
+    const store = new RedisStore({ client: fakeClient(never), key: "k", timeoutMs: 7 });
+    await expect(store.release("lease")).rejects.toBeInstanceOf(StoreUnavailableError);
+    const ours = spy.mock.results.filter((_, i) => spy.mock.calls[i]![1] === 7);
+    expect(ours).toHaveLength(1);
+    expect((ours[0]!.value as NodeJS.Timeout).hasRef()).toBe(false);
+  });
+
+  it.each([
+    ["a connection error", new Error("connect ECONNREFUSED 127.0.0.1:1")],
+    ["a closed client", new Error("The client is closed")],
+    ["a server still loading", new Error("LOADING Redis is loading the dataset in memory")],
+    ["a read-only replica after failover", new Error("READONLY You can't write against a read only replica.")],
+    ["a non-Error rejection", "boom"],
+  ])("wraps %s in StoreUnavailableError, with the cause", async (_, cause) => {
+    const { store } = storeAnswering(() => Promise.reject(cause));
+    const error: unknown = await store.book(rpm, [1]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).cause).toBe(cause);
+  });
+
+  it("wraps a client that throws synchronously", async () => {
+    const { store } = storeAnswering(() => {
+      throw new Error("Connection is closed.");
+    });
+    await expect(store.book(rpm, [1])).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it("passes other server replies through: a script error is a bug to see, not an outage", async () => {
+    const reply = new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
+    const { store } = storeAnswering(() => Promise.reject(reply));
+    await expect(store.book(rpm, [1])).rejects.toBe(reply);
+  });
+
+  it("answers NOSCRIPT with EVAL of the same script, keys and args", async () => {
+    const { store, calls } = storeAnswering(async (call) => {
+      if (call.command === "evalsha") throw new Error("NOSCRIPT No matching script. Please use EVAL.");
+      return ["1", "0", "", "", "1", "9"];
+    });
+    expect(await store.book(rpm, [1])).toMatchObject({ booked: true, marks: [1], levels: [9] });
+    expect(calls.map((c) => c.command)).toEqual(["evalsha", "eval"]);
+    expect(calls[1]!.keys).toEqual(["{k}:b", "{k}:c"]);
+    expect(calls[1]!.args).toEqual(calls[0]!.args);
+  });
+
+  it("refuses a malformed reply", async () => {
+    const { store } = storeAnswering(async () => ["1", "0"]);
+    await expect(store.book(rpm, [1])).rejects.toThrow(/Unexpected reply/);
+  });
+});
+
+describe("arguments (no server)", () => {
+  const { store, calls } = storeAnswering(async () => null);
+
+  it("refuses misaligned or non-finite numbers before any round trip", async () => {
+    await expect(store.book(rpm, [1, 2])).rejects.toThrow(RangeError);
+    await expect(store.book(rpm, [Number.NaN])).rejects.toThrow(RangeError);
+    await expect(store.adjust(rpm, [Infinity])).rejects.toThrow(RangeError);
+    await expect(store.lower(rpm, 1, 10, undefined)).rejects.toThrow(RangeError);
+    await expect(store.lower(rpm, 0, 10, Number.NaN)).rejects.toThrow(RangeError);
+    await expect(store.pause(rpm, [3], 100)).rejects.toThrow(RangeError);
+    await expect(store.book(layout([dim("rpm", 0)]), [1])).rejects.toThrow(RangeError);
+    expect(calls).toHaveLength(0);
+  });
+
+  it("skips the round trip when there is nothing to do", async () => {
+    await store.renew([]);
+    await store.pause(rpm, [], 100);
+    await store.pause(rpm, undefined, 0);
+    expect(calls).toHaveLength(0);
+  });
+
+  it("generates a fresh lease id per attempt", async () => {
+    const shape = layout([dim("rpm", 10)], { concurrency: 1 });
+    await store.book(shape, [1]).catch(() => undefined);
+    await store.book(shape, [1]).catch(() => undefined);
+    const ids = calls.slice(-2).map((c) => c.args.at(-1));
+    expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ids[0]).not.toBe(ids[1]);
+  });
+});
+
+describe("options (no server)", () => {
+  const client = fakeClient(never);
+
+  it("applies defaults", () => {
+    expect(new RedisStore({ client, key: "k" }).leaseMs).toBe(60_000);
+  });
+
+  it.each([
+    [{ client: {} as never, key: "k" }, TypeError],
+    [{ client, key: "" }, TypeError],
+    [{ client, key: "k", timeoutMs: 0 }, RangeError],
+    [{ client, key: "k", timeoutMs: Number.NaN }, RangeError],
+    [{ client, key: "k", leaseMs: 2 ** 31 }, RangeError],
+    [{ client, key: "k", leaseMs: -1 }, RangeError],
+  ])("refuses %o", (options, type) => {
+    expect(() => new RedisStore(options)).toThrow(type);
+  });
+});
