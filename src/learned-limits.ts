@@ -18,6 +18,8 @@ interface Reported {
  */
 export class LearnedLimits {
   private readonly reported = new Map<string, Reported>();
+  /** Azure's sub-window allowances by unit: a burst cap, not a rate. */
+  private readonly bursts = new Map<Unit, number>();
   private concurrency: number | undefined;
   private heard = false;
 
@@ -35,6 +37,13 @@ export class LearnedLimits {
         continue;
       }
       if (d.windowMs === undefined || d.windowMs <= 0) continue;
+      if (view.provider === "azure" && d.resetMs === undefined) {
+        // Azure reports what its 1 s or 10 s sub-window allows (20 on a 120 RPM
+        // deployment, shared/providers.md) and no reset to tell the window by.
+        changed ||= this.bursts.get(d.unit) !== d.limit;
+        this.bursts.set(d.unit, d.limit);
+        continue;
+      }
       const assumed = d.windowSource === "assumed";
       const sameUnit = [...this.reported].filter(([, r]) => r.unit === d.unit);
       // A told window replaces the guessed one; a guess never replaces a told one.
@@ -62,6 +71,8 @@ export class LearnedLimits {
   /**
    * The configured budget with the reported one folded in. A limiter with no
    * budget at all stays cautious (one call in flight) until headers arrive.
+   * An Azure sub-window allowance caps the burst of the per-minute budgets of
+   * its unit (their rate stands); with none configured it is taken as 10 s.
    */
   merge(configured: Budget): Budget {
     const byName = new Map<string, Dimension>(configured.dimensions.map((d) => [d.name, d]));
@@ -71,6 +82,14 @@ export class LearnedLimits {
         byName.set(name, { name, unit: r.unit, limit: r.limit, windowMs: r.windowMs, capacity: r.limit });
       } else if (r.limit < own.limit) {
         byName.set(name, { ...own, limit: r.limit, capacity: Math.min(own.capacity, r.limit) });
+      }
+    }
+    for (const [unit, burst] of this.bursts) {
+      const perMinute = [...byName.values()].filter((d) => d.unit === unit && d.windowMs <= 60_000);
+      for (const d of perMinute) if (burst < d.capacity) byName.set(d.name, { ...d, capacity: burst });
+      if (perMinute.length === 0) {
+        const name = `${unit}/10s`;
+        byName.set(name, { name, unit, limit: burst, windowMs: 10_000, capacity: burst });
       }
     }
     let concurrency = configured.concurrency;

@@ -12,23 +12,25 @@ export interface SyncOrigin {
 }
 
 /**
- * The provider's remaining, brought forward from when the request was
- * admitted to now at the full refill rate. Headers may have been stamped any
- * time between the request's admission and its response; from the admission
- * on, the bucket refilled and this limiter's later admissions (discounted by
- * the caller) drew on it. At saturation the two cancel, so a provider that
- * stamps late costs little; one that stamps early is read exactly.
+ * The provider's remaining brought forward from the request's admission to now:
+ * refilled at the full rate, less what this limiter admitted since. Headers may
+ * be stamped when the request is admitted (then this is exact) or when the
+ * response is sent (then `remaining` already counts both, and this can be too
+ * high when other clients drew on the key meanwhile); the lower of the two
+ * readings is the safe one. At saturation they agree, since admissions then
+ * match the refill, so a provider that stamps late costs nothing.
  */
-function remainingNow(meter: Meter, remaining: number, origin: SyncOrigin, now: number): number {
-  if (origin.admittedAtMs === undefined || now <= origin.admittedAtMs) return remaining;
+function remainingNow(meter: Meter, remaining: number, unseen: number, origin: SyncOrigin, now: number): number {
+  if (origin.admittedAtMs === undefined || now <= origin.admittedAtMs) return Math.max(0, remaining - unseen);
   const { limit, windowMs, capacity } = meter.dimension;
-  return Math.min(capacity, remaining + ((now - origin.admittedAtMs) * limit) / windowMs);
+  const brought = Math.min(capacity, remaining + ((now - origin.admittedAtMs) * limit) / windowMs) - unseen;
+  return Math.max(0, Math.min(remaining, brought));
 }
 
 /** The parts of a store that header sync moves. */
 export interface SyncTarget {
   level(name: string): number | undefined;
-  lower(name: string, level: number): void;
+  resync(name: string, level: number): void;
   setShare(name: string, share: number): void;
 }
 
@@ -44,9 +46,10 @@ const SHARE_TIME_CONSTANT_MS = 5_000;
 const MIN_SHARE = 0.05;
 
 /**
- * Lowers local levels to what the provider reports (never raises them),
- * brought forward to now, less what this limiter admitted after the request
- * that carried the headers (the provider may not have counted those yet). A response older than one already
+ * Sets local levels to what the provider reports, brought forward to now and
+ * less what this limiter admitted after the request that carried the headers
+ * (the provider may not have counted those yet), never above the limiter's
+ * own count. A response older than one already
  * applied changes nothing. From consecutive responses it learns how fast other
  * clients drain a shared key, and refills locally at this client's share.
  */
@@ -54,14 +57,13 @@ export function syncLevels(view: RateLimitView, meters: readonly Meter[], target
   for (const meter of meters) {
     const reported = view.dimensions[meter.name];
     if (reported?.remaining === undefined || origin.seq < meter.syncedSeq) continue;
-    const mark = origin.markOf(meter);
-    const unseen = meter.admitted - (mark ?? 0);
-    const truth = Math.max(0, remainingNow(meter, reported.remaining, origin, now) - unseen);
+    const unseen = meter.admitted - (origin.markOf(meter) ?? 0);
+    const truth = remainingNow(meter, reported.remaining, unseen, origin, now);
     const local = target.level(meter.name);
     if (local === undefined) continue;
     learnShare(meter, target, local, truth, now);
     meter.syncedSeq = origin.seq;
-    target.lower(meter.name, truth);
+    target.resync(meter.name, truth);
   }
 }
 
@@ -97,6 +99,21 @@ export function syncSharedLevels(view: RateLimitView, meters: readonly Meter[], 
     const remaining = view.dimensions[meter.name]?.remaining;
     if (remaining === undefined || origin.seq < meter.syncedSeq) continue;
     meter.syncedSeq = origin.seq;
-    target.lowerFrom(meter, remainingNow(meter, remaining, origin, now), origin.markOf(meter));
+    // The store discounts what every replica booked since; both lowerings together take the lower reading.
+    target.lowerFrom(meter, remaining, undefined);
+    const elapsed = origin.admittedAtMs === undefined ? 0 : Math.max(0, now - origin.admittedAtMs);
+    const { limit, windowMs, capacity } = meter.dimension;
+    target.lowerFrom(meter, Math.min(capacity, remaining + (elapsed * limit) / windowMs), origin.markOf(meter));
   }
+}
+
+/**
+ * A 429 on a shared key is direct evidence that this client draws more than
+ * its share: give up a quarter of it. Later responses showing slack raise it again.
+ */
+export function yieldShare(meter: Meter, target: SyncTarget): void {
+  const rate = meter.dimension.limit / meter.dimension.windowMs;
+  meter.share = Math.max(MIN_SHARE, meter.share * 0.75);
+  meter.othersRate = Math.max(meter.othersRate, (1 - meter.share) * rate);
+  target.setShare(meter.name, meter.share);
 }

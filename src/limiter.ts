@@ -7,7 +7,7 @@ import { DeadlineHeap, Fifo } from "./queue.js";
 import { parseRateLimitHeaders } from "./headers/parse.js";
 import type { HeaderInput, ProviderName, RateLimitView } from "./headers/types.js";
 import { LearnedLimits } from "./learned-limits.js";
-import { syncLevels, syncSharedLevels, type SyncOrigin } from "./level-sync.js";
+import { syncLevels, syncSharedLevels, yieldShare, type SyncOrigin } from "./level-sync.js";
 import { createMeter, Reservation, type Meter, type ReservationHost } from "./reservation.js";
 import { MemoryStore } from "./store/memory.js";
 import type { DimensionSnapshot, Store } from "./store/types.js";
@@ -72,7 +72,8 @@ export class Limiter {
     },
     refunded: () => this.pump(),
     released: (lease) => this.onReleased(lease),
-    sync: (headers, options, origin) => this.applyHeaders(headers, options, origin),
+    parse: (headers, options) => this.parse(headers, options),
+    apply: (view, headers, options, origin) => this.applyView(view, headers, options, origin),
   };
   /** `seq` of the freshest response whose limits were learned. */
   private learnedSeq = 0;
@@ -177,10 +178,19 @@ export class Limiter {
     return this.applyHeaders(headers, options, { seq: this.admissions, admittedAtMs: undefined, markOf });
   }
 
-  private applyHeaders(headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): RateLimitView {
+  private parse(headers: HeaderInput, options: SyncOptions | undefined): RateLimitView {
     const provider = options?.provider ?? this.provider;
-    const view = parseRateLimitHeaders(headers, { wallNow: this.clock.wallNow(), ...(provider ? { provider } : {}) });
-    if (this.closed) return view;
+    return parseRateLimitHeaders(headers, { wallNow: this.clock.wallNow(), ...(provider ? { provider } : {}) });
+  }
+
+  private applyHeaders(headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): RateLimitView {
+    const view = this.parse(headers, options);
+    this.applyView(view, headers, options, origin);
+    return view;
+  }
+
+  private applyView(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): void {
+    if (this.closed) return;
     // Headers from an older request never undo what a fresher one said.
     if (origin.seq >= this.learnedSeq) {
       this.learnedSeq = origin.seq;
@@ -190,7 +200,6 @@ export class Limiter {
     else syncLevels(view, this.meters, this.store, origin, this.clock.now());
     if (options?.status === 429) this.rateLimited(headers, options);
     this.pump();
-    return view;
   }
 
   /**
@@ -203,6 +212,7 @@ export class Limiter {
     if (failure.kind !== "rate") return;
     const units = failure.dimension === "requests" ? ["requests"] : failure.dimension === "tokens" ? ["tokens", "input", "output"] : undefined;
     const named = units ? this.meters.filter((m) => units.includes(m.dimension.unit)) : [];
+    for (const meter of named.length > 0 ? named : this.meters) yieldShare(meter, this.store);
     const now = this.clock.now();
     if (failure.retryAfterMs !== undefined) {
       const until = now + failure.retryAfterMs;

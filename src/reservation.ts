@@ -38,8 +38,10 @@ export interface ReservationHost {
   refunded(): void;
   /** The reservation ended: free its slot (and its shared-store lease). */
   released(lease: string | undefined): void;
-  /** Applies response headers that the request of `origin` carried. */
-  sync(headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): RateLimitView;
+  /** Reads response headers. */
+  parse(headers: HeaderInput, options: SyncOptions | undefined): RateLimitView;
+  /** Applies read headers that the request of `origin` carried. */
+  apply(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): void;
 }
 
 const neverAborted = new AbortController().signal;
@@ -52,6 +54,8 @@ export class Reservation implements SyncOrigin {
   /** Per meter, what is charged now; `undefined` while it is still the estimate. */
   private charged: number[] | undefined;
   private done = false;
+  /** Headers held back until the call's usage is settled (inside `run`). */
+  private deferred: (() => void)[] | undefined;
   /** Per meter, its `admitted` total right after this admission. */
   private readonly marks: readonly number[];
 
@@ -96,7 +100,28 @@ export class Reservation implements SyncOrigin {
    * Returns the parsed view. Works after `release()` too.
    */
   sync(headers: HeaderInput, options?: SyncOptions): RateLimitView {
-    return this.host.sync(headers, options, this);
+    const view = this.host.parse(headers, options);
+    // A 429 must pause admission now; other headers inside `run` wait for the settle (see `deferSyncs`).
+    if (this.deferred && options?.status !== 429) this.deferred.push(() => this.host.apply(view, headers, options, this));
+    else this.host.apply(view, headers, options, this);
+    return view;
+  }
+
+  /**
+   * @internal `run` settles a call's usage after `fn`, which may already have
+   * synced the response's headers. A finished response's headers may count
+   * the call's actual usage, so applying them before the settle's refund
+   * would count the refund twice; they wait for `flushSyncs`.
+   */
+  deferSyncs(): void {
+    this.deferred ??= [];
+  }
+
+  /** @internal Applies the headers held back by `deferSyncs`, in order. */
+  flushSyncs(): void {
+    const deferred = this.deferred;
+    this.deferred = undefined;
+    if (deferred) for (const apply of deferred) apply();
   }
 
   /** The caller's abort signal, to pass on to the model call (a never-aborting one if none was given). */

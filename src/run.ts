@@ -30,11 +30,13 @@ export async function runAdmitted<T>(host: RunHost, first: Reservation, fn: Fn<T
   let reservation = first;
   for (let attempt = 0; ; attempt++) {
     let outcome: RunResult<T>;
+    reservation.deferSyncs();
     try {
       outcome = await fn(reservation);
     } catch (error) {
       const delay = retryDelay(reservation, error, plan.retry, attempt);
       if (delay === undefined && plan.refundOnError) reservation.refund();
+      reservation.flushSyncs();
       reservation.release();
       if (delay === undefined) throw error;
       reservation = await host.readmit(reservation.estimate, plan.signal, host.now() + delay);
@@ -43,6 +45,7 @@ export async function runAdmitted<T>(host: RunHost, first: Reservation, fn: Fn<T
     try {
       return settle(host, reservation, outcome);
     } finally {
+      reservation.flushSyncs();
       reservation.release();
     }
   }

@@ -186,6 +186,11 @@ export class SharedAdmission implements Store {
     this.store.lower(this.layout, index, level, undefined).catch((error: unknown) => this.onWriteFailure(error));
   }
 
+  resync(name: string, level: number): void {
+    // The shared level has no own count to return to: a write that only lowers.
+    this.lower(name, level);
+  }
+
   setShare(): void {
     // Every replica draws on the same shared bucket: there is no other client's share to learn.
   }

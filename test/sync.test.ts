@@ -15,12 +15,14 @@ function openai(rpm: [number, number], tpm: [number, number]): Record<string, st
 }
 
 describe("levels", () => {
-  it("sync lowers a level to the reported remaining, never raises it", () => {
+  it("sync sets a level to the reported remaining, never above the limiter's own count", async () => {
     const limiter = new Limiter({ rpm: 100, tpm: 10_000, provider: "openai" });
+    (await limiter.acquire(1_000)).release();
     limiter.sync(openai([100, 40], [10_000, 2_500]));
     expect(limiter.snapshot()).toMatchObject({ rpm: { available: 40 }, tpm: { available: 2_500 } });
-    limiter.sync(openai([100, 90], [10_000, 9_000]));
-    expect(limiter.snapshot()).toMatchObject({ rpm: { available: 40 }, tpm: { available: 2_500 } });
+    // A fresher response with more left undoes the earlier correction, up to the own count.
+    limiter.sync(openai([100, 90], [10_000, 9_500]));
+    expect(limiter.snapshot()).toMatchObject({ rpm: { available: 90 }, tpm: { available: 9_000 } });
   });
 
   it("reservation.sync discounts what was admitted after the request that carried the headers", async () => {
@@ -33,16 +35,30 @@ describe("levels", () => {
     for (const r of [first, ...later]) r.release();
   });
 
-  it("the reported remaining is brought forward by the refill since the request was admitted", async () => {
+  it("reads a response stamped at admission or at sending, whichever leaves less", async () => {
     const limiter = new Limiter({ rpm: 60, provider: "openai" });
     const first = await limiter.acquire(0);
     await time.timers.tickAsync(5_000);
-    const second = await limiter.acquire(0);
-    // Stamped when the first call was admitted: 10 left then, 5 refilled since, the second is unseen.
-    first.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "10" });
-    expect(limiter.snapshot().rpm?.available).toBeCloseTo(14, 9);
-    first.release();
-    second.release();
+    const later = [await limiter.acquire(0), await limiter.acquire(0), await limiter.acquire(0)];
+    // 20 left: stamped at admission, 5 refilled and 3 admitted since (22); stamped at sending, 20.
+    first.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "20" });
+    expect(limiter.snapshot().rpm?.available).toBeCloseTo(20, 9);
+    // 9 later admissions outrun 5 s of refill: stamped at admission, 20 + 5 - 9 = 16 is the lower reading.
+    for (let i = 0; i < 6; i++) later.push(await limiter.acquire(0));
+    first.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "20" });
+    expect(limiter.snapshot().rpm?.available).toBeCloseTo(16, 9);
+    for (const r of [first, ...later]) r.release();
+  });
+
+  it("run applies the response's headers after settling, so a refund they already count is not counted twice", async () => {
+    const limiter = new Limiter({ tpm: 10_000, provider: "openai" });
+    limiter.sync(openai([100, 100], [10_000, 5_000]));
+    // The provider charged the estimate of 1,000, then reconciled to 200 before sending the headers.
+    await limiter.run(1_000, (r) => {
+      r.sync(openai([100, 99], [10_000, 4_800]));
+      return { value: null, used: 200 };
+    });
+    expect(limiter.snapshot().tpm?.available).toBe(4_800);
   });
 
   it("headers from an older request never undo what a fresher one said", async () => {
@@ -249,5 +265,22 @@ describe("shared keys", () => {
     const refilled = limiter.snapshot().tpm!.available - before;
     expect(refilled).toBeGreaterThan(1_000 * share * 0.8);
     expect(refilled).toBeLessThan(1_000 * share * 1.2);
+  });
+});
+
+describe("Azure", () => {
+  it("a sub-window allowance with no reset caps the burst, not the rate", () => {
+    const limiter = new Limiter({ rpm: 120, tpm: 120_000, provider: "azure" });
+    limiter.sync({ "x-ratelimit-limit-requests": "20", "x-ratelimit-remaining-requests": "19", "x-ratelimit-limit-tokens": "20000", "x-ratelimit-remaining-tokens": "19000" });
+    expect(limiter.snapshot()).toMatchObject({
+      rpm: { limit: 120, capacity: 20, available: 19 },
+      tpm: { limit: 120_000, capacity: 20_000, available: 19_000 },
+    });
+  });
+
+  it("with nothing configured, the allowance is a 10-second bucket", () => {
+    const limiter = new Limiter({ provider: "azure" });
+    limiter.sync({ "x-ratelimit-limit-requests": "20", "x-ratelimit-remaining-requests": "20" });
+    expect(limiter.snapshot()["requests/10s"]).toMatchObject({ limit: 20, windowMs: 10_000, capacity: 20 });
   });
 });

@@ -6,6 +6,8 @@ import type { Blocker, DimensionSnapshot, Store } from "./types.js";
 
 /** One dimension's bucket: its shape (refill scaled by `share`) and state in one object. */
 interface Bucket extends BucketShape, BucketState {
+  /** The level by this limiter's own count: headers never move it, and never raise `level` above it. */
+  own: BucketState;
   dimension: Dimension;
   /** Refill rate actually used: `dimension.limit * share`. */
   limit: number;
@@ -37,15 +39,17 @@ export class MemoryStore implements Store {
       // A dimension that changed what it counts starts afresh.
       if (kept?.dimension.unit !== dimension.unit) {
         const level = dimension.capacity * this.initialFraction;
-        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, share: 1, pausedUntil: 0 };
+        const own = { level, at: now };
+        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own, share: 1, pausedUntil: 0 };
       }
       // Refill the elapsed time at the old rate before the new shape applies.
-      advance(kept, kept, now);
+      refill(kept, now);
       kept.dimension = dimension;
       kept.limit = dimension.limit * kept.share;
       kept.windowMs = dimension.windowMs;
       kept.capacity = dimension.capacity;
       kept.level = Math.min(kept.level, dimension.capacity);
+      kept.own.level = Math.min(kept.own.level, dimension.capacity);
       return kept;
     });
     this.byName.clear();
@@ -61,12 +65,14 @@ export class MemoryStore implements Store {
     for (let i = 0; i < buckets.length; i++) {
       const bucket = buckets[i]!;
       const cost = costOf(bucket.dimension.unit, estimate);
-      advance(bucket, bucket, now);
+      refill(bucket, now);
       if (!covers(bucket.level, cost) || (cost > 0 && bucket.pausedUntil > now)) return false;
     }
     for (let i = 0; i < buckets.length; i++) {
       const bucket = buckets[i]!;
-      bucket.level -= costOf(bucket.dimension.unit, estimate);
+      const cost = costOf(bucket.dimension.unit, estimate);
+      bucket.level -= cost;
+      bucket.own.level -= cost;
     }
     this.inUse++;
     return true;
@@ -95,8 +101,9 @@ export class MemoryStore implements Store {
     const bucket = this.byName.get(name);
     if (!bucket) return;
     // Refill to now first: a refund on a stale timestamp would over-grant.
-    advance(bucket, bucket, this.clock.now());
+    refill(bucket, this.clock.now());
     bucket.level = Math.min(bucket.level + amount, bucket.capacity);
+    bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
   }
 
   level(name: string): number | undefined {
@@ -107,14 +114,21 @@ export class MemoryStore implements Store {
   lower(name: string, level: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
-    advance(bucket, bucket, this.clock.now());
+    refill(bucket, this.clock.now());
     if (level < bucket.level) bucket.level = level;
+  }
+
+  resync(name: string, level: number): void {
+    const bucket = this.byName.get(name);
+    if (!bucket) return;
+    refill(bucket, this.clock.now());
+    bucket.level = Math.min(bucket.own.level, level);
   }
 
   setShare(name: string, share: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
-    advance(bucket, bucket, this.clock.now());
+    refill(bucket, this.clock.now());
     bucket.share = share;
     bucket.limit = bucket.dimension.limit * share;
   }
@@ -141,4 +155,10 @@ export class MemoryStore implements Store {
     }
     return view;
   }
+}
+
+/** Refills both the level and the own count to `now`. */
+function refill(bucket: Bucket, now: number): void {
+  advance(bucket, bucket.own, now);
+  advance(bucket, bucket, now);
 }

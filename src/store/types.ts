@@ -35,6 +35,11 @@ export interface Store {
   level(name: string): number | undefined;
   /** Lowers dimension `name` to at most `level`; never raises it. */
   lower(name: string, level: number): void;
+  /**
+   * Sets dimension `name` to `level` as a fresher response reports it, but
+   * never above this limiter's own count (so earlier corrections do not pile up).
+   */
+  resync(name: string, level: number): void;
   /** Refills dimension `name` at `share` (0..1] of its rate: other clients draw on the same key. */
   setShare(name: string, share: number): void;
   /** No admission with a positive cost on `name` before monotonic time `until`. */
