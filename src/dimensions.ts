@@ -83,6 +83,9 @@ export function buildBudget(limits: Limits): Budget {
       if (name in SHORTHANDS || name === "concurrency") {
         throw new TypeError(`limits.${name}: "${name}" is a shorthand; set it as a top-level option`);
       }
+      if (name === "queued" || name === "inFlight") {
+        throw new TypeError(`limits.${name}: "${name}" is reserved for snapshot() counts`);
+      }
       drafts.push(customDimension(name, spec));
     }
   }

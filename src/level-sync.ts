@@ -13,7 +13,8 @@ export interface SyncOrigin {
 
 /**
  * The provider's remaining brought forward from the request's admission to now:
- * refilled at the full rate, less what this limiter admitted since. Headers may
+ * refilled at the full rate, less what this limiter drew since (admissions less
+ * refunds). Headers may
  * be stamped when the request is admitted (then this is exact) or when the
  * response is sent (then `remaining` already counts both, and this can be too
  * high when other clients drew on the key meanwhile); the lower of the two
@@ -21,9 +22,9 @@ export interface SyncOrigin {
  * match the refill, so a provider that stamps late costs nothing.
  */
 function remainingNow(meter: Meter, remaining: number, unseen: number, origin: SyncOrigin, now: number): number {
-  if (origin.admittedAtMs === undefined || now <= origin.admittedAtMs) return Math.max(0, remaining - unseen);
+  const elapsed = origin.admittedAtMs === undefined ? 0 : Math.max(0, now - origin.admittedAtMs);
   const { limit, windowMs, capacity } = meter.dimension;
-  const brought = Math.min(capacity, remaining + ((now - origin.admittedAtMs) * limit) / windowMs) - unseen;
+  const brought = Math.min(capacity, remaining + (elapsed * limit) / windowMs) - unseen;
   return Math.max(0, Math.min(remaining, brought));
 }
 
@@ -63,14 +64,18 @@ export function syncLevels(view: RateLimitView, meters: readonly Meter[], target
     if (local === undefined) continue;
     learnShare(meter, target, local, truth, now);
     meter.syncedSeq = origin.seq;
-    target.resync(meter.name, truth);
+    // Every client on a shared key sees the same headroom: take only this client's share of it.
+    const set = truth * meter.share;
+    target.resync(meter.name, set);
+    meter.lastTruth = truth;
+    meter.lastSet = target.level(meter.name) ?? set;
   }
 }
 
 /**
- * `local - truth` is how far the local level ran ahead of the provider's since
- * the last sync. Had the local bucket refilled at the full rate it would have run
- * ahead by what others drew; it refilled at `share`, so add back the rest.
+ * Since the last sync the local level moved by `local - lastSet` and the
+ * provider's by `truth - lastTruth`; the local one ran ahead by what others
+ * drew, less the part of the rate it did not refill (it refills at `share`).
  * Noise in either direction averages out, so samples stay signed; a
  * time-weighted average of their rate sets the local refill share.
  */
@@ -82,7 +87,8 @@ function learnShare(meter: Meter, target: SyncTarget, local: number, truth: numb
   const rate = meter.dimension.limit / meter.dimension.windowMs;
   // A provider bucket at capacity says nobody is short of it: let the share recover.
   const full = truth >= meter.dimension.capacity * 0.99;
-  const sample = full ? 0 : (local - truth) / dt + (1 - meter.share) * rate;
+  const ranAhead = local - meter.lastSet - (truth - meter.lastTruth);
+  const sample = full ? 0 : ranAhead / dt + (1 - meter.share) * rate;
   const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
   meter.othersRate += weight * (sample - meter.othersRate);
   meter.share = Math.min(1, Math.max(MIN_SHARE, 1 - Math.max(0, meter.othersRate) / rate));

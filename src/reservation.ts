@@ -13,7 +13,10 @@ export interface Meter {
   queued: number;
   /** Charges held by unreleased reservations: what settles could still refund. */
   held: number;
-  /** Total charged at admission since the meter was created (estimates): orders responses against admissions. */
+  /**
+   * Net drawn since the meter was created: charged at admission, less refunds,
+   * plus extra charges. Marks of it tell what a response could not have counted.
+   */
   admitted: number;
   /** `seq` of the freshest response whose levels were applied. */
   syncedSeq: number;
@@ -23,11 +26,14 @@ export interface Meter {
   othersRate: number;
   /** Fraction of the rate this client refills at, from `othersRate`. */
   share: number;
+  /** The provider's level and the local one as set by the last sync, for the next sync to compare against. */
+  lastTruth: number;
+  lastSet: number;
 }
 
 /** A new meter for `dimension`. */
 export function createMeter(dimension: Dimension): Meter {
-  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1 };
+  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, lastTruth: 0, lastSet: 0 };
 }
 
 /** What a reservation needs from its limiter. */
@@ -181,6 +187,7 @@ export class Reservation implements SyncOrigin {
       if (delta === 0) continue;
       this.host.give(meter, delta);
       meter.held -= delta;
+      meter.admitted -= delta;
       charged[i] = next;
       if (delta > 0) refunded = true;
     }

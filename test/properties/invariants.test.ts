@@ -25,12 +25,12 @@ const limitFor = (unit: Unit): fc.Arbitrary<number> =>
   unit === "requests" ? fc.integer({ min: 1, max: 20 }) : fc.integer({ min: 200, max: 5000 });
 
 const capacityFor = (unit: Unit): fc.Arbitrary<number> =>
-  unit === "requests" ? fc.integer({ min: 1, max: 40 }) : fc.integer({ min: 100, max: 10_000 });
+  unit === "requests" ? fc.integer({ min: 1, max: 40 }) : fc.integer({ min: 500, max: 10_000 });
 
 /** `undefined` about half the time (fc.option would give it only one time in five). */
 const sometimes = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.oneof(fc.constant(undefined), arb);
 
-/** Burst sizes on either scale, for a dimension whose unit may change. */
+/** Burst sizes on either scale, for a custom dimension whose unit may have changed (too small ones refuse waiters). */
 const anyCapacity = fc.oneof(capacityFor("requests"), capacityFor("tokens"));
 
 /** Custom dimensions: "burst" refills over short windows, "slow" over long ones; replacing one may change its unit. */
@@ -48,11 +48,12 @@ function capacityOf(name: string): fc.Arbitrary<number> {
   return name in SHORTHAND_SHAPES ? capacityFor(SHORTHAND_SHAPES[name as Shorthand].unit) : anyCapacity;
 }
 
+/** Custom dimensions carry their own burst size; overrides here are for the shorthands. */
 function config(split: Split): fc.Arbitrary<Config> {
-  const names = [...shorthandsOf(split), ...CUSTOM];
+  const names = shorthandsOf(split);
   return fc
     .record({
-      shorthands: fc.record(Object.fromEntries(shorthandsOf(split).map((name) => [name, limitFor(SHORTHAND_SHAPES[name].unit)])), { requiredKeys: [] }),
+      shorthands: fc.record(Object.fromEntries(names.map((name) => [name, limitFor(SHORTHAND_SHAPES[name].unit)])), { requiredKeys: [] }),
       custom: fc.record({ burst: customSpec(split, "burst"), slow: customSpec(split, "slow") }, { requiredKeys: [] }),
       capacity: fc.record(Object.fromEntries(names.map((name) => [name, capacityOf(name)])), { requiredKeys: [] }),
       concurrency: sometimes(fc.integer({ min: 1, max: 4 })),
@@ -69,13 +70,17 @@ function config(split: Split): fc.Arbitrary<Config> {
     });
 }
 
-const initial = fc.oneof(fc.constant("full" as const), fc.constant("empty" as const), fc.double({ min: 0, max: 1, noNaN: true }));
+/** A fraction in [min, max], in thousandths: fc.double favours extremes and subnormals, this spreads evenly. */
+const fraction = (min: number, max: number): fc.Arbitrary<number> =>
+  fc.integer({ min: Math.round(min * 1000), max: Math.round(max * 1000) }).map((n) => n / 1000);
+
+const initial = fc.oneof(fc.constant("full" as const), fc.constant("empty" as const), fraction(0, 1));
 
 /** Mostly small next to the buckets, some close to or over a capacity, some fractional (float refill arithmetic). */
 const tokens = fc.oneof(
-  { weight: 4, arbitrary: fc.integer({ min: 0, max: 300 }) },
-  { weight: 1, arbitrary: fc.integer({ min: 0, max: 4000 }) },
-  { weight: 1, arbitrary: fc.double({ min: 0, max: 500, noNaN: true }) },
+  { weight: 6, arbitrary: fc.integer({ min: 0, max: 200 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 0, max: 5000 }) },
+  { weight: 2, arbitrary: fraction(0, 300) },
 );
 
 function amount(split: Split): fc.Arbitrary<Estimate> {
@@ -83,12 +88,16 @@ function amount(split: Split): fc.Arbitrary<Estimate> {
   return split ? parts : fc.oneof(tokens, parts);
 }
 
-/** Absent two times in three; then 0, short or long. */
+/** A multiple of the wait the model expects: deadlines that race admissions. */
+const patience = fraction(0, 3).map((p) => ({ patience: p }));
+
+/** Absent about half the time; then 0, short, long, or relative to the expected wait. */
 const maxWaitMs = fc.oneof(
   { weight: 6, arbitrary: fc.constant(undefined) },
   { weight: 1, arbitrary: fc.constant(0) },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 5_000 }) },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 10 * MINUTE }) },
+  { weight: 2, arbitrary: patience },
 );
 
 /** Small steps, steps across refills, and jumps of days (that also cross timer hops). */
@@ -135,24 +144,18 @@ function scenario(weights: Weights, waits = maxWaitMs): fc.Arbitrary<Scenario> {
 
 const everything: Weights = { arrive: 5, advance: 4, settle: 3, refund: 1, release: 3, abort: 1, setLimits: 1 };
 
-const runs = { numRuns: 150 };
+/** A failure stops shrinking in time to be reported before vitest's 30 s timeout (which would leave fake timers installed). */
+const runs = { numRuns: 150, interruptAfterTimeLimit: 20_000 };
 
 // ---------------------------------------------------------------------------
-// Properties. The harness checks every invariant at every step; each property
-// below stresses one of them and states it once more on the final outcome.
+// Properties. The harness checks every invariant at every admission and step
+// (see harness.ts); the properties differ in what their scenarios stress, and
+// some add an end-to-end claim about the outcome.
 // ---------------------------------------------------------------------------
 
 describe("invariants of shared/design.md over random scenarios", () => {
   it("1 + 3: never over, and the accounting is conserved, through settles, refunds, releases, setLimits and clock steps", async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario(everything), (s) =>
-        Harness.run(s, (h) => {
-          // Every admission was checked against the model's levels; state it on the record too.
-          for (const r of h.admissions) expect(r.admittedAt).toBeGreaterThanOrEqual(r.arrivedAt);
-        }),
-      ),
-      runs,
-    );
+    await fc.assert(fc.asyncProperty(scenario(everything), (s) => Harness.run(s)), runs);
   });
 
   it("1 + 3 across setLimits: raising, lowering, adding and removing dimensions while calls wait and are in flight", async () => {
@@ -164,9 +167,9 @@ describe("invariants of shared/design.md over random scenarios", () => {
       .record({
         tpm: fc.integer({ min: 100, max: 5000 }),
         rpm: fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined }),
-        initial: fc.double({ min: 0, max: 1, noNaN: true }),
-        bigShare: fc.double({ min: 0.5, max: 1, noNaN: true }),
-        smalls: fc.array(fc.record({ share: fc.double({ min: 0, max: 0.1, noNaN: true }), gap: fc.integer({ min: 0, max: 3_000 }) }), {
+        initial: fraction(0, 1),
+        bigShare: fraction(0.5, 1),
+        smalls: fc.array(fc.record({ share: fraction(0, 0.1), gap: fc.integer({ min: 0, max: 3_000 }) }), {
           minLength: 1,
           maxLength: 12,
         }),
@@ -184,10 +187,8 @@ describe("invariants of shared/design.md over random scenarios", () => {
       }));
     await fc.assert(
       fc.asyncProperty(fifo, (s) =>
-        Harness.run(s, (h) => {
-          expect(h.admissions.map((r) => r.id)).toEqual(h.requests.map((r) => r.id));
-          for (const later of h.admissions.slice(1)) expect(later.admittedAt).toBeGreaterThanOrEqual(h.admissions[0]!.admittedAt!);
-        }),
+        // Nothing is cancelled here, so every request is admitted, in arrival order.
+        Harness.run(s, (h) => expect(h.admissions.map((r) => r.id)).toEqual(h.requests.map((r) => r.id))),
       ),
       runs,
     );
@@ -227,8 +228,8 @@ describe("invariants of shared/design.md over random scenarios", () => {
 
   it("a WaitTimeoutError at once is fair: with nothing else happening, the request could not have been admitted within maxWaitMs", async () => {
     await fc.assert(
-      // Every arrival has a maxWaitMs, so that waiters ahead time out too.
-      fc.asyncProperty(scenario({ arrive: 6, advance: 2, settle: 1, release: 1 }, fc.integer({ min: 0, max: 2 * MINUTE })), (s) =>
+      // Every arrival has a maxWaitMs near its expected wait, so that waiters ahead time out too.
+      fc.asyncProperty(scenario({ arrive: 6, advance: 2, settle: 1, release: 3 }, patience), (s) =>
         Harness.run(s, (h) => {
           for (const r of h.requests) {
             if (!(r.error instanceof WaitTimeoutError) || r.error.waitMs <= r.error.maxWaitMs) continue;
@@ -245,8 +246,8 @@ describe("invariants of shared/design.md over random scenarios", () => {
     const lowering = fc
       .record({
         tpm: fc.integer({ min: 100, max: 5000 }),
-        costs: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 10 }),
-        newShare: fc.double({ min: 0.05, max: 1, noNaN: true }),
+        costs: fc.array(fraction(0, 1), { minLength: 1, maxLength: 10 }),
+        newShare: fraction(0.05, 1),
         how: fc.constantFrom("capacity" as const, "limit" as const),
         wait: step,
       })
