@@ -41,6 +41,8 @@ export interface SharedSyncTarget {
   lowerFrom(meter: Meter, remaining: number, mark: number | undefined): void;
 }
 
+/** How quickly the headroom taken after 429s grows back. */
+const HEADROOM_RECOVERY_MS = 60_000;
 /** How quickly the estimate of others' use of a shared key follows new evidence. */
 const SHARE_TIME_CONSTANT_MS = 5_000;
 /** Never believe others leave us less than this fraction of the rate: the level sync still caps us. */
@@ -62,22 +64,27 @@ export function syncLevels(view: RateLimitView, meters: readonly Meter[], target
     const truth = remainingNow(meter, reported.remaining, unseen, origin, now);
     const local = target.level(meter.name);
     if (local === undefined) continue;
+    recoverHeadroom(meter, now);
     learnShare(meter, target, local, truth, now);
     meter.syncedSeq = origin.seq;
-    // Every client on a shared key sees the same headroom: take only this client's share of it.
-    const set = truth * meter.share;
+    // Every client on a shared key sees the same headroom: after 429s, take only part of it.
+    const set = truth * meter.headroom;
     target.resync(meter.name, set);
-    meter.lastTruth = truth;
-    meter.lastSet = target.level(meter.name) ?? set;
   }
 }
 
+/** The headroom taken grows back toward all of it while no 429 cuts it (the learner's clock). */
+function recoverHeadroom(meter: Meter, now: number): void {
+  if (meter.lastSyncAt === undefined || now <= meter.lastSyncAt) return;
+  meter.headroom += (1 - meter.headroom) * (1 - Math.exp(-(now - meter.lastSyncAt) / HEADROOM_RECOVERY_MS));
+}
+
 /**
- * Since the last sync the local level moved by `local - lastSet` and the
- * provider's by `truth - lastTruth`; the local one ran ahead by what others
- * drew, less the part of the rate it did not refill (it refills at `share`).
- * Noise in either direction averages out, so samples stay signed; a
- * time-weighted average of their rate sets the local refill share.
+ * `local - truth` is how far the local level ran ahead of the provider's since
+ * the last sync, which set it to the provider's: by what others drew, less
+ * the part of the rate it did not refill (it refills at `share`). Noise in
+ * either direction averages out, so samples stay signed; a time-weighted
+ * average of their rate sets the local refill share.
  */
 function learnShare(meter: Meter, target: SyncTarget, local: number, truth: number, now: number): void {
   const last = meter.lastSyncAt;
@@ -87,8 +94,7 @@ function learnShare(meter: Meter, target: SyncTarget, local: number, truth: numb
   const rate = meter.dimension.limit / meter.dimension.windowMs;
   // A provider bucket at capacity says nobody is short of it: let the share recover.
   const full = truth >= meter.dimension.capacity * 0.99;
-  const ranAhead = local - meter.lastSet - (truth - meter.lastTruth);
-  const sample = full ? 0 : ranAhead / dt + (1 - meter.share) * rate;
+  const sample = full ? 0 : (local - truth) / dt + (1 - meter.share) * rate;
   const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
   meter.othersRate += weight * (sample - meter.othersRate);
   meter.share = Math.min(1, Math.max(MIN_SHARE, 1 - Math.max(0, meter.othersRate) / rate));
@@ -114,11 +120,13 @@ export function syncSharedLevels(view: RateLimitView, meters: readonly Meter[], 
 }
 
 /**
- * A 429 on a shared key is direct evidence that this client draws more than
- * its share: give up a quarter of it. Later responses showing slack raise it again.
+ * A 429 is direct evidence that this client draws more than its share of the
+ * key: give up a quarter of its refill share and of the headroom it takes.
+ * Later responses showing slack, and time, give them back.
  */
 export function yieldShare(meter: Meter, target: SyncTarget): void {
   const rate = meter.dimension.limit / meter.dimension.windowMs;
+  meter.headroom = Math.max(MIN_SHARE, meter.headroom * 0.5);
   meter.share = Math.max(MIN_SHARE, meter.share * 0.75);
   meter.othersRate = Math.max(meter.othersRate, (1 - meter.share) * rate);
   target.setShare(meter.name, meter.share);

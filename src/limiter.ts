@@ -333,7 +333,8 @@ export class Limiter {
   private enqueue(estimate: Estimate, options: AcquireOptions | undefined): Promise<Reservation> {
     if (this.queue.size >= this.maxQueue) return Promise.reject(new QueueFullError(this.maxQueue));
     const maxWaitMs = options?.maxWaitMs ?? Infinity;
-    if (maxWaitMs !== Infinity) {
+    // A shared store's levels here are as of the last round trip: its booking answers instead.
+    if (maxWaitMs !== Infinity && !this.shared) {
       const predicted = this.predictWait(estimate);
       if (predicted.waitMs > maxWaitMs) {
         return Promise.reject(new WaitTimeoutError(predicted.dimension, predicted.waitMs, maxWaitMs));

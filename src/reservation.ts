@@ -26,14 +26,16 @@ export interface Meter {
   othersRate: number;
   /** Fraction of the rate this client refills at, from `othersRate`. */
   share: number;
-  /** The provider's level and the local one as set by the last sync, for the next sync to compare against. */
-  lastTruth: number;
-  lastSet: number;
+  /**
+   * Fraction of a shared key's visible headroom this client takes: cut by 429s
+   * (the evidence that several clients read the same remaining), recovering over time.
+   */
+  headroom: number;
 }
 
 /** A new meter for `dimension`. */
 export function createMeter(dimension: Dimension): Meter {
-  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, lastTruth: 0, lastSet: 0 };
+  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, headroom: 1 };
 }
 
 /** What a reservation needs from its limiter. */

@@ -104,6 +104,8 @@ export class SharedAdmission implements Store {
     }
     const attempt: Attempt = { waiter: head, costs: this.dimensions.map((d) => costOf(d.unit, head.estimate)), booked: false, marks: undefined };
     this.attempt = attempt;
+    // Settles made so far go first: the booking must see their refunds and extra charges.
+    this.flush();
     this.store.book(this.layout, attempt.costs).then(
       (booking) => this.onBooked(attempt, booking),
       (error: unknown) => this.onFailure(attempt, error),
