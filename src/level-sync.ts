@@ -45,6 +45,8 @@ export interface SharedSyncTarget {
 const HEADROOM_RECOVERY_MS = 60_000;
 /** How quickly the estimate of others' use of a shared key follows new evidence. */
 const SHARE_TIME_CONSTANT_MS = 5_000;
+/** Others' draw below this fraction of the rate is taken as noise. */
+const NOISE_SHARE = 0.1;
 /** Never believe others leave us less than this fraction of the rate: the level sync still caps us. */
 const MIN_SHARE = 0.05;
 
@@ -97,7 +99,9 @@ function learnShare(meter: Meter, target: SyncTarget, local: number, truth: numb
   const sample = full ? 0 : (local - truth) / dt + (1 - meter.share) * rate;
   const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
   meter.othersRate += weight * (sample - meter.othersRate);
-  meter.share = Math.min(1, Math.max(MIN_SHARE, 1 - Math.max(0, meter.othersRate) / rate));
+  // A dead zone: a lone client's noise must not cost it throughput; a real neighbour shows well above it.
+  const others = meter.othersRate < NOISE_SHARE * rate ? 0 : meter.othersRate;
+  meter.share = Math.min(1, Math.max(MIN_SHARE, 1 - others / rate));
   target.setShare(meter.name, meter.share);
 }
 
