@@ -16,7 +16,7 @@ import { retryPolicy } from "./retry.js";
 import { runAdmitted, type RunHost, type RunPlan } from "./run.js";
 import { SharedAdmission } from "./shared-admission.js";
 import { Alarm } from "./timer.js";
-import { Waiter } from "./waiter.js";
+import { Waiter, WaiterTerms } from "./waiter.js";
 
 /** `run` without options: shared, so the common call allocates no plan. */
 const PLAIN_RUN: RunPlan = { refundOnError: false, retry: undefined, signal: undefined };
@@ -56,7 +56,7 @@ export class Limiter {
   private readonly meterByName = new Map<string, Meter>();
   private split = false;
   private readonly queue = new Fifo<Waiter>();
-  private readonly deadlines = new DeadlineHeap<Waiter>();
+  private readonly deadlines = new DeadlineHeap<WaiterTerms>();
   private readonly headAlarm: Alarm;
   private readonly deadlineAlarm: Alarm;
   private inFlight = 0;
@@ -340,34 +340,37 @@ export class Limiter {
         return Promise.reject(new WaitTimeoutError(predicted.dimension, predicted.waitMs, maxWaitMs));
       }
     }
-    return this.wait(new Waiter(estimate, options?.signal, maxWaitMs, this.abandon), false);
+    return this.wait(estimate, options?.signal, maxWaitMs, 0);
   }
 
   /** A retry: back at the head of the queue, admitted no earlier than `notBefore`. */
   private readmit(estimate: Estimate, signal: AbortSignal | undefined, notBefore: number): Promise<Reservation> {
     if (this.closed) return Promise.reject(new LimiterClosedError());
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const waiter = new Waiter(estimate, signal, Infinity, this.abandon);
-    waiter.notBefore = notBefore;
-    return this.wait(waiter, true);
+    return this.wait(estimate, signal, Infinity, notBefore);
   }
 
-  private wait(waiter: Waiter, first: boolean): Promise<Reservation> {
-    const { signal, maxWaitMs } = waiter;
-    if (first) this.queue.unshift(waiter);
+  /** Queues a request: at the tail, or at the head for a retry (`notBefore` > 0). */
+  private wait(estimate: Estimate, signal: AbortSignal | undefined, maxWaitMs: number, notBefore: number): Promise<Reservation> {
+    const { waiter, promise } = Waiter.create(estimate);
+    if (signal || maxWaitMs !== Infinity || notBefore > 0) {
+      const terms = (waiter.terms = new WaiterTerms(waiter, signal, maxWaitMs, this.abandon));
+      terms.notBefore = notBefore;
+      signal?.addEventListener("abort", terms);
+      if (maxWaitMs !== Infinity) {
+        terms.deadline = this.clock.now() + maxWaitMs;
+        this.deadlines.push(terms);
+      }
+    }
+    if (notBefore > 0) this.queue.unshift(waiter);
     else this.queue.push(waiter);
     this.count(waiter, 1);
-    signal?.addEventListener("abort", waiter);
-    if (maxWaitMs !== Infinity) {
-      waiter.deadline = this.clock.now() + maxWaitMs;
-      this.deadlines.push(waiter);
-      this.deadlineAlarm.set(this.deadlines.earliest!.deadline);
-    }
+    if (maxWaitMs !== Infinity) this.deadlineAlarm.set(this.deadlines.earliest!.deadline);
     if (waiter === this.queue.head) {
       if (this.shared) this.pump();
       else this.scheduleHead(waiter);
     }
-    return waiter.promise;
+    return promise;
   }
 
   /**
@@ -436,10 +439,12 @@ export class Limiter {
     this.queue.remove(waiter);
     this.count(waiter, -1);
     if (this.queue.size === 0) for (const meter of this.meters) meter.queued = 0; // no float drift left behind
-    waiter.signal?.removeEventListener("abort", waiter);
-    if (waiter.heapIndex >= 0) {
-      const wasEarliest = waiter === this.deadlines.earliest;
-      this.deadlines.remove(waiter);
+    const terms = waiter.terms;
+    if (!terms) return;
+    terms.signal?.removeEventListener("abort", terms);
+    if (terms.heapIndex >= 0) {
+      const wasEarliest = terms === this.deadlines.earliest;
+      this.deadlines.remove(terms);
       if (wasEarliest) this.deadlineAlarm.set(this.deadlines.earliest?.deadline ?? Infinity);
     }
   }
@@ -458,7 +463,8 @@ export class Limiter {
     this.pump();
     const now = this.clock.now();
     let headChanged = false;
-    for (let waiter = this.deadlines.earliest; waiter && waiter.deadline <= now; waiter = this.deadlines.earliest) {
+    for (let terms = this.deadlines.earliest; terms && terms.deadline <= now; terms = this.deadlines.earliest) {
+      const { waiter } = terms;
       headChanged ||= waiter === this.queue.head;
       const { dimension, waitMs } = this.store.blocker(waiter.estimate);
       this.dequeue(waiter);

@@ -4,10 +4,14 @@
  * one timer serves the earliest `maxWaitMs` however long the queue is.
  */
 
-/** What the queue and the deadline heap need on each entry. */
-export interface QueueEntry<T> {
+/** What the FIFO needs on each entry. */
+export interface LinkedEntry<T> {
   prev: T | undefined;
   next: T | undefined;
+}
+
+/** What the deadline heap needs on each entry. */
+export interface DeadlineEntry {
   /** Monotonic ms by which the entry must be admitted; `Infinity` for none. */
   deadline: number;
   /** Position in the deadline heap; -1 when not in it. */
@@ -15,7 +19,7 @@ export interface QueueEntry<T> {
 }
 
 /** FIFO of entries, linked through the entries themselves. */
-export class Fifo<T extends QueueEntry<T>> {
+export class Fifo<T extends LinkedEntry<T>> {
   head: T | undefined;
   private tail: T | undefined;
   size = 0;
@@ -54,7 +58,7 @@ export class Fifo<T extends QueueEntry<T>> {
 }
 
 /** Binary min-heap on `deadline`, with removal by the index kept in each entry. */
-export class DeadlineHeap<T extends QueueEntry<T>> {
+export class DeadlineHeap<T extends DeadlineEntry> {
   private readonly items: T[] = [];
 
   get earliest(): T | undefined {

@@ -1,5 +1,5 @@
 import type { Estimate } from "./options.js";
-import type { QueueEntry } from "./queue.js";
+import type { DeadlineEntry, LinkedEntry } from "./queue.js";
 import type { Reservation } from "./reservation.js";
 
 let nextResolve: (reservation: Reservation) => void = () => {};
@@ -10,32 +10,62 @@ function capture(resolve: (reservation: Reservation) => void, reject: (reason: u
   nextReject = reject;
 }
 
-/** A request waiting for admission; also its own abort listener. */
-export class Waiter implements QueueEntry<Waiter> {
-  prev: Waiter | undefined = undefined;
-  next: Waiter | undefined = undefined;
+/**
+ * What only some waiters have: an abort signal, a deadline, a retry's hold.
+ * Kept apart from {@link Waiter} so that a plain queued request stays small.
+ * It is also the waiter's abort listener (an EventListenerObject: no closure).
+ */
+export class WaiterTerms implements DeadlineEntry {
+  /** Monotonic ms by which the waiter must be admitted; `Infinity` for none. */
   deadline = Infinity;
   heapIndex = -1;
   /** A retry waits at the head until this monotonic time. */
   notBefore = 0;
-  readonly promise: Promise<Reservation>;
-  readonly resolve: (reservation: Reservation) => void;
-  readonly reject: (reason: unknown) => void;
 
   constructor(
-    readonly estimate: Estimate,
+    readonly waiter: Waiter,
     readonly signal: AbortSignal | undefined,
     /** The caller's `maxWaitMs` (`Infinity` for none). */
     readonly maxWaitMs: number,
     private readonly onAbort: (waiter: Waiter) => void,
-  ) {
-    this.promise = new Promise(capture);
-    this.resolve = nextResolve;
-    this.reject = nextReject;
+  ) {}
+
+  handleEvent(): void {
+    this.onAbort(this.waiter);
+  }
+}
+
+/** A request waiting for admission. */
+export class Waiter implements LinkedEntry<Waiter> {
+  prev: Waiter | undefined = undefined;
+  next: Waiter | undefined = undefined;
+  terms: WaiterTerms | undefined = undefined;
+
+  private constructor(
+    readonly estimate: Estimate,
+    readonly resolve: (reservation: Reservation) => void,
+    readonly reject: (reason: unknown) => void,
+  ) {}
+
+  /** A waiter and the promise it settles. */
+  static create(estimate: Estimate): { waiter: Waiter; promise: Promise<Reservation> } {
+    const promise = new Promise(capture);
+    return { waiter: new Waiter(estimate, nextResolve, nextReject), promise };
   }
 
-  /** Called by the signal on abort (the waiter is an EventListenerObject: no closure per waiter). */
-  handleEvent(): void {
-    this.onAbort(this);
+  get signal(): AbortSignal | undefined {
+    return this.terms?.signal;
+  }
+
+  get deadline(): number {
+    return this.terms?.deadline ?? Infinity;
+  }
+
+  get maxWaitMs(): number {
+    return this.terms?.maxWaitMs ?? Infinity;
+  }
+
+  get notBefore(): number {
+    return this.terms?.notBefore ?? 0;
   }
 }
