@@ -67,9 +67,10 @@ export class Limiter {
   private idleResolvers: (() => void)[] = [];
   private readonly host: ReservationHost = {
     // Only into the dimension the reservation was charged on, not one re-added under its name.
-    give: (meter, amount) => {
-      if (this.meterByName.get(meter.name) === meter) this.store.give(meter.name, amount);
+    give: (meter, amount, now) => {
+      if (this.meterByName.get(meter.name) === meter) this.store.give(meter.name, amount, now);
     },
+    now: () => this.clock.now(),
     refunded: () => this.pump(),
     released: (lease) => this.onReleased(lease),
     parse: (headers, options) => this.parse(headers, options),
@@ -101,7 +102,7 @@ export class Limiter {
       this.shared = new SharedAdmission(resolved.store, this.clock, resolved.initialFraction, this.warn, {
         admit: (waiter, marks, lease) => {
           this.dequeue(waiter);
-          waiter.resolve(this.admit(waiter.estimate, waiter.signal, marks, lease));
+          waiter.resolve(this.admit(waiter.estimate, waiter.signal, this.clock.now(), marks, lease));
           // Not inline: admissions that need no round trip (a store that is down) would recurse.
           queueMicrotask(() => this.pump());
         },
@@ -291,7 +292,9 @@ export class Limiter {
 
   /** Why `estimate` can never be admitted under the current budgets, if it cannot. */
   private problemWith(estimate: Estimate): Error | undefined {
-    const problem = amountProblem("estimate", estimate, this.split);
+    // The common estimate, a plain token count, skips the general check.
+    const plain = typeof estimate === "number" && estimate >= 0 && estimate < Infinity && !this.split;
+    const problem = plain ? undefined : amountProblem("estimate", estimate, this.split);
     if (problem) return problem;
     for (const d of this.dimensions) {
       const cost = costOf(d.unit, estimate);
@@ -314,7 +317,9 @@ export class Limiter {
       }
       signal?.throwIfAborted();
     }
-    if (this.queue.size === 0 && !this.paused() && this.store.take(estimate)) return this.admit(estimate, signal);
+    if (this.queue.size > 0 || this.paused()) return undefined;
+    const now = this.clock.now();
+    return this.store.take(estimate, now) ? this.admit(estimate, signal, now) : undefined;
     return undefined;
   }
 
@@ -325,9 +330,9 @@ export class Limiter {
     return false;
   }
 
-  private admit(estimate: Estimate, signal: AbortSignal | undefined, storeMarks?: readonly number[], lease?: string): Reservation {
+  private admit(estimate: Estimate, signal: AbortSignal | undefined, now: number, storeMarks?: readonly number[], lease?: string): Reservation {
     this.inFlight++;
-    return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions, this.clock.now(), storeMarks, lease);
+    return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions, now, storeMarks, lease);
   }
 
   private enqueue(estimate: Estimate, options: AcquireOptions | undefined): Promise<Reservation> {
@@ -406,12 +411,13 @@ export class Limiter {
     this.pumping = true;
     try {
       for (let head = this.queue.head; head; head = this.queue.head) {
-        if (this.paused() || head.notBefore > this.clock.now() || !this.store.take(head.estimate)) {
+        const now = this.clock.now();
+        if (this.paused() || head.notBefore > now || !this.store.take(head.estimate, now)) {
           this.scheduleHead(head);
           return;
         }
         this.dequeue(head);
-        head.resolve(this.admit(head.estimate, head.signal));
+        head.resolve(this.admit(head.estimate, head.signal, now));
       }
       this.headAlarm.clear();
     } finally {

@@ -40,8 +40,10 @@ export function createMeter(dimension: Dimension): Meter {
 
 /** What a reservation needs from its limiter. */
 export interface ReservationHost {
-  /** Adds `amount` back to the meter's dimension (negative: charges more). */
-  give(meter: Meter, amount: number): void;
+  /** Adds `amount` back to the meter's dimension at monotonic time `now` (negative: charges more). */
+  give(meter: Meter, amount: number, now: number): void;
+  /** The limiter's monotonic clock. */
+  now(): number;
   /** Capacity came back: admission may proceed. */
   refunded(): void;
   /** The reservation ended: free its slot (and its shared-store lease). */
@@ -62,7 +64,8 @@ export class Reservation implements SyncOrigin {
   /** Per meter, what is charged now; `undefined` while it is still the estimate. */
   private charged: number[] | undefined;
   private done = false;
-  /** Headers held back until the call's usage is settled (inside `run`). */
+  /** Inside `run`: headers are held back until the call's usage is settled. */
+  private deferring = false;
   private deferred: (() => void)[] | undefined;
   /** Per meter, its `admitted` total right after this admission. */
   private readonly marks: readonly number[];
@@ -110,7 +113,7 @@ export class Reservation implements SyncOrigin {
   sync(headers: HeaderInput, options?: SyncOptions): RateLimitView {
     const view = this.host.parse(headers, options);
     // A 429 must pause admission now; other headers inside `run` wait for the settle (see `deferSyncs`).
-    if (this.deferred && options?.status !== 429) this.deferred.push(() => this.host.apply(view, headers, options, this));
+    if (this.deferring && options?.status !== 429) (this.deferred ??= []).push(() => this.host.apply(view, headers, options, this));
     else this.host.apply(view, headers, options, this);
     return view;
   }
@@ -122,12 +125,13 @@ export class Reservation implements SyncOrigin {
    * would count the refund twice; they wait for `flushSyncs`.
    */
   deferSyncs(): void {
-    this.deferred ??= [];
+    this.deferring = true;
   }
 
   /** @internal Applies the headers held back by `deferSyncs`, in order. */
   flushSyncs(): void {
     const deferred = this.deferred;
+    this.deferring = false;
     this.deferred = undefined;
     if (deferred) for (const apply of deferred) apply();
   }
@@ -181,13 +185,14 @@ export class Reservation implements SyncOrigin {
     const { meters } = this;
     const charged = this.charged ?? meters.map((_, i) => this.chargeOf(i));
     let refunded = false;
+    const now = this.host.now();
     for (let i = 0; i < meters.length; i++) {
       const meter = meters[i]!;
       const unit = meter.dimension.unit;
       const next = used === undefined ? 0 : unit === "requests" ? 1 : costOf(unit, used);
       const delta = charged[i]! - next;
       if (delta === 0) continue;
-      this.host.give(meter, delta);
+      this.host.give(meter, delta, now);
       meter.held -= delta;
       meter.admitted -= delta;
       charged[i] = next;

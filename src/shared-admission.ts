@@ -295,7 +295,7 @@ export class SharedAdmission implements Store {
       return;
     }
     const fallback = this.fallback!;
-    if (fallback.take(head.estimate)) {
+    if (fallback.take(head.estimate, this.clock.now())) {
       this.host.admit(head, undefined, this.layout.concurrency === undefined ? undefined : LOCAL_LEASE);
       return;
     }

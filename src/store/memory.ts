@@ -58,10 +58,9 @@ export class MemoryStore implements Store {
     this.concurrency = concurrency;
   }
 
-  take(estimate: Estimate): boolean {
+  take(estimate: Estimate, now: number): boolean {
     const buckets = this.buckets;
     if (this.concurrency !== undefined && this.inUse >= this.concurrency) return false;
-    const now = this.clock.now();
     for (let i = 0; i < buckets.length; i++) {
       const bucket = buckets[i]!;
       const cost = costOf(bucket.dimension.unit, estimate);
@@ -97,11 +96,11 @@ export class MemoryStore implements Store {
     return { dimension, waitMs };
   }
 
-  give(name: string, amount: number): void {
+  give(name: string, amount: number, now: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
     // Refill to now first: a refund on a stale timestamp would over-grant.
-    refill(bucket, this.clock.now());
+    refill(bucket, now);
     bucket.level = Math.min(bucket.level + amount, bucket.capacity);
     bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
   }

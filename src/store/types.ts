@@ -25,12 +25,12 @@ export interface DimensionSnapshot {
 export interface Store {
   /** Sets the dimensions (state of ones kept by name carries over) and the concurrency limit. */
   configure(dimensions: readonly Dimension[], concurrency: number | undefined): void;
-  /** Takes `estimate` from every dimension and one slot if all have room; else takes nothing. */
-  take(estimate: Estimate): boolean;
+  /** Takes `estimate` from every dimension and one slot if all have room at monotonic time `now`; else takes nothing. */
+  take(estimate: Estimate, now: number): boolean;
   /** What keeps `estimate` out now (call after `take` said no). */
   blocker(estimate: Estimate): Blocker;
-  /** Adds `amount` to dimension `name` (a refund; negative: an extra charge). Unknown names are ignored. */
-  give(name: string, amount: number): void;
+  /** Adds `amount` to dimension `name` at monotonic time `now` (a refund; negative: an extra charge). Unknown names are ignored. */
+  give(name: string, amount: number, now: number): void;
   /** Current level of dimension `name` (refilled to now), if it exists. */
   level(name: string): number | undefined;
   /** Lowers dimension `name` to at most `level`; never raises it. */
