@@ -16,3 +16,4 @@ export type { OpenAIChatCompletion, OpenAIErrorBody, OpenAIUsage } from "./opena
 export { estimatePromptTokens } from "./prompt.js";
 export type { MessageContent, PromptParts } from "./prompt.js";
 export { formatGoDuration } from "./go-duration.js";
+export { between, seededRandom } from "./random.js";

@@ -1,0 +1,155 @@
+/**
+ * One adapter per library, each configured as its docs recommend for an
+ * "N per minute" quota, TPM through weights where the library has them, and
+ * each told the same quota. A client is one limiter instance (per process);
+ * `send` takes one job to completion and resolves whether it was served.
+ * The peers wrap a call whose 429s are retried inside it, as an SDK with
+ * `maxRetries` does; llm-limiter owns the retries (SDK `maxRetries: 0`).
+ */
+import { LLMThrottle } from "@aid-on/llm-throttle";
+import Bottleneck from "bottleneck";
+import { RateLimiter } from "limiter";
+import PQueue from "p-queue";
+import { RateLimiterMemory, RateLimiterQueue } from "rate-limiter-flexible";
+import { Limiter, type ProviderName } from "../../src/index.js";
+import type { CallRequest, CallResult, SimulatedProvider } from "../../src/testing/index.js";
+import { callWithRetries, RETRIES, sleep } from "./retry.js";
+import type { Job, Quota } from "./workloads.js";
+
+export type Send = (job: Job, provider: SimulatedProvider) => Promise<boolean>;
+
+export interface Contender {
+  /** npm package name, or "no limiter". */
+  readonly library: string;
+  /** How it is configured and called, for the results file. */
+  readonly setup: string;
+  /** A new client told `quota`, whose provider speaks `dialect`. */
+  client(quota: Quota, dialect: ProviderName): Send;
+}
+
+const MINUTE_MS = 60_000;
+
+function request(job: Job): CallRequest {
+  return { prompt: job.prompt, maxTokens: job.maxTokens, actual: job.actual };
+}
+
+/** What the provider charges a call at admission: prompt + max_tokens. */
+function estimate(job: Job): number {
+  return job.prompt + job.maxTokens;
+}
+
+/** A library that wraps the call: `gate(cost, fn)` runs `fn` once it admits `cost` tokens. */
+type Gate = (cost: number, fn: () => Promise<CallResult>) => Promise<CallResult>;
+
+function gated(gate: Gate): Send {
+  return async (job, provider) => (await gate(estimate(job), () => callWithRetries(provider, request(job)))).status === 200;
+}
+
+/** llm-limiter as the README shows it: reserve prompt + max_tokens, sync headers, settle usage, retry 429s. */
+export function sendThrough(limiter: Limiter): Send {
+  return async (job, provider) => {
+    try {
+      await limiter.run(
+        estimate(job),
+        async (reservation) => {
+          const res = await provider.call(request(job));
+          if (res.status === 429) throw Object.assign(new Error("429"), { status: 429, headers: res.headers, error: res.body.error });
+          reservation.sync(res.headers);
+          return { value: res, used: job.prompt + res.usage.completionTokens };
+        },
+        { retry: { attempts: RETRIES } },
+      );
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
+
+/** @aid-on/llm-throttle has no waiting API: callers wait in FIFO order, one polling `consume` and sleeping `availableIn`. */
+function throttled(quota: Quota): Send {
+  const throttle = new LLMThrottle({ ...quota, clock: () => performance.now() });
+  let turn = Promise.resolve();
+  let ids = 0;
+  const admit = (id: string, cost: number): Promise<void> => {
+    turn = turn.then(async () => {
+      while (!throttle.consume(id, cost)) await sleep(Math.max(1, throttle.canProcess(cost).availableIn ?? 1));
+    });
+    return turn;
+  };
+  return async (job, provider) => {
+    const id = String(++ids);
+    await admit(id, estimate(job));
+    const res = await callWithRetries(provider, request(job));
+    try {
+      // The README's pattern: adjust to the usage, or to 0 when the call failed.
+      throttle.adjustConsumption(id, res.status === 200 ? job.prompt + res.usage.completionTokens : 0);
+    } catch {
+      // It keeps 60 s of history: a call retried for longer can no longer be adjusted.
+    }
+    return res.status === 200;
+  };
+}
+
+export const contenders: readonly Contender[] = [
+  {
+    library: "no limiter",
+    setup: "call at once",
+    client: () => gated((_, fn) => fn()),
+  },
+  {
+    library: "bottleneck",
+    setup: "two limiters, `reservoir` = RPM / TPM refreshed every 60 s; `schedule({ weight: prompt + max_tokens })` on the TPM one, then `schedule` on the RPM one",
+    client(quota) {
+      const perMinute = (n: number) => new Bottleneck({ reservoir: n, reservoirRefreshAmount: n, reservoirRefreshInterval: MINUTE_MS });
+      const tokens = perMinute(quota.tpm);
+      const requests = perMinute(quota.rpm);
+      return gated((cost, fn) => tokens.schedule({ weight: cost }, () => requests.schedule(fn)));
+    },
+  },
+  {
+    library: "p-queue",
+    setup: "`intervalCap` = RPM per 60 s, `strict: true` (sliding window); no weights, so no TPM",
+    client(quota) {
+      const queue = new PQueue({ intervalCap: quota.rpm, interval: MINUTE_MS, strict: true });
+      return gated((_, fn) => queue.add(fn));
+    },
+  },
+  {
+    library: "limiter",
+    setup: "two `RateLimiter`s, RPM / TPM per minute; `removeTokens(prompt + max_tokens)`, then `removeTokens(1)`",
+    client(quota) {
+      const tokens = new RateLimiter({ tokensPerInterval: quota.tpm, interval: "minute" });
+      const requests = new RateLimiter({ tokensPerInterval: quota.rpm, interval: "minute" });
+      return gated(async (cost, fn) => {
+        await tokens.removeTokens(cost);
+        await requests.removeTokens(1);
+        return fn();
+      });
+    },
+  },
+  {
+    library: "rate-limiter-flexible",
+    setup: "two `RateLimiterQueue`s over `RateLimiterMemory({ points: RPM / TPM, duration: 60 })`; `removeTokens(prompt + max_tokens)`, then `removeTokens(1)`",
+    client(quota) {
+      const queue = (points: number) => new RateLimiterQueue(new RateLimiterMemory({ points, duration: MINUTE_MS / 1_000 }));
+      const tokens = queue(quota.tpm);
+      const requests = queue(quota.rpm);
+      return gated(async (cost, fn) => {
+        await tokens.removeTokens(cost);
+        await requests.removeTokens(1);
+        return fn();
+      });
+    },
+  },
+  {
+    library: "@aid-on/llm-throttle",
+    setup: "`LLMThrottle({ rpm, tpm })`; `consume(id, prompt + max_tokens)` (FIFO, sleeping `availableIn`), then `adjustConsumption(id, used)` (0 on a 429)",
+    client: (quota) => throttled(quota),
+  },
+  {
+    library: "llm-limiter",
+    setup: '`new Limiter({ rpm, tpm, provider })`; `run(prompt + max_tokens, fn, { retry: { attempts: 20 } })`, fn syncs headers and reports `used`',
+    client: (quota, dialect) => sendThrough(new Limiter({ ...quota, provider: dialect })),
+  },
+];

@@ -1,0 +1,38 @@
+import FakeTimers from "@sinonjs/fake-timers";
+
+/** What a scenario hands back once started: when it is done, and what to do every step. */
+export interface Scenario<T> {
+  readonly done: Promise<T>;
+  onStep?(elapsedMs: number): void;
+}
+
+/**
+ * Runs a scenario on virtual time: timers, `Date` and `performance` are faked
+ * (both the limiter and the simulator read them at call time), and time moves
+ * in `stepMs` steps, each running every timer and promise callback due in it.
+ * Minutes of traffic take seconds. `start` runs after the clock is installed,
+ * so whatever it builds starts at virtual 0. Gives up after `limitMs`.
+ */
+export async function onVirtualTime<T>(start: () => Scenario<T>, stepMs: number, limitMs: number): Promise<T> {
+  const clock = FakeTimers.install({
+    now: Date.UTC(2026, 0, 1),
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"],
+  });
+  try {
+    const scenario = start();
+    let settled = false;
+    // A rejection is observed by the `await` below; this only ends the stepping.
+    scenario.done.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    for (let elapsed = stepMs; !settled; elapsed += stepMs) {
+      if (elapsed > limitMs) throw new Error(`scenario still running after ${limitMs / 1000} simulated seconds`);
+      await clock.tickAsync(stepMs);
+      scenario.onStep?.(elapsed);
+    }
+    return await scenario.done;
+  } finally {
+    clock.uninstall();
+  }
+}
