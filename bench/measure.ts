@@ -9,7 +9,7 @@ export function collect(): void {
 /** Completed calls between two reads of the clock (a read costs ~100 ns here, a tenth of a call). */
 const CLOCK_EVERY = 64;
 
-/** Calls per second of wall time, and per second of this process's CPU time (which neighbours' load barely moves). */
+/** Calls per second of wall time, and per second of this process's CPU time (less moved by the neighbours' load). */
 export interface Rate {
   readonly wall: number;
   readonly cpu: number;

@@ -15,8 +15,8 @@ import { contenders, queuedWaits, versionOf, type Contender } from "./peers.js";
 import { markdownTable, ratio, whole } from "./table.js";
 
 const CALLERS = 1_000;
-const ROUNDS = 5;
-const RUN_MS = 1_500;
+const ROUNDS = 7;
+const RUN_MS = 1_000;
 const WARMUP_MS = 400;
 const QUEUED = 100_000;
 /** Waiters queued before the heap baseline, so lazily built code and structures are not counted. */
@@ -61,28 +61,32 @@ async function bytesPerWaiter(index: number): Promise<number> {
   return Number(stdout.trim());
 }
 
+/** Median over rounds of `pick(peer) / pick(llm-limiter)` in the same round: paired, so load drifting between rounds cancels. */
+function pairedRatio(peer: readonly Rate[], ours: readonly Rate[], pick: (rate: Rate) => number): number {
+  return median(peer.map((rate, round) => pick(rate) / pick(ours[round]!)));
+}
+
 function speedTable(samples: Map<Contender, Rate[]>): { table: string; verdict: string } {
-  const medians = new Map(
-    [...samples].map(([c, s]) => [c, { wall: median(s.map((r) => r.wall)), cpu: median(s.map((r) => r.cpu)) }]),
-  );
-  const ours = medians.get(contenders[0]!)!;
+  const ours = samples.get(contenders[0]!)!;
+  const wall = (r: Rate): number => r.wall;
+  const cpu = (r: Rate): number => r.cpu;
   const rows = contenders.map((c) => {
-    const walls = samples.get(c)!.map((r) => r.wall);
-    const m = medians.get(c)!;
+    const s = samples.get(c)!;
+    const walls = s.map(wall);
     return [
       c.library,
       versionOf(c.library),
       c.api,
-      whole(m.wall),
+      whole(median(walls)),
       `${whole(Math.min(...walls))} – ${whole(Math.max(...walls))}`,
-      ratio(m.wall / ours.wall),
-      whole(m.cpu),
-      ratio(m.cpu / ours.cpu),
+      ratio(pairedRatio(s, ours, wall)),
+      whole(median(s.map(cpu))),
+      ratio(pairedRatio(s, ours, cpu)),
     ];
   });
-  const peers = contenders.slice(1).map((c) => medians.get(c)!);
-  const lead = ours.wall / Math.max(...peers.map((m) => m.wall));
-  const cpuLead = ours.cpu / Math.max(...peers.map((m) => m.cpu));
+  const peers = contenders.slice(1).map((c) => samples.get(c)!);
+  const lead = 1 / Math.max(...peers.map((s) => pairedRatio(s, ours, wall)));
+  const cpuLead = 1 / Math.max(...peers.map((s) => pairedRatio(s, ours, cpu)));
   const table = markdownTable(
     ["library", "version", "what each call goes through", "calls/s", `range of ${ROUNDS} rounds`, "÷ llm-limiter", "calls per CPU-s", "÷ llm-limiter"],
     ["left", "left", "left", "right", "right", "right", "right", "right"],
@@ -123,7 +127,8 @@ ${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${cpus[0]
 
 ${CALLERS.toLocaleString("en-US")} callers in flight, each awaiting one call after another through the library, on a limit
 that never binds (1e12 per minute); the work is the same async no-op. ${ROUNDS} rounds of ${RUN_MS / 1000} s per
-library after a ${WARMUP_MS} ms warm-up, the order rotated and reversed between rounds; medians are reported.
+library after a ${WARMUP_MS} ms warm-up, the order rotated and reversed between rounds. Rates are medians
+over rounds; ratios are medians of the per-round ratios (paired, so load drifting between rounds cancels).
 "calls per CPU-s" divides by this process's CPU time instead of wall time: on shared cores it moves far less
 with the neighbours' load (a library that waits on timers, like bottleneck, is cheap in CPU but slow in wall time).
 llm-limiter does full accounting on two dimensions (RPM and TPM) and settles the reported usage; the peers
