@@ -67,10 +67,9 @@ export class Limiter {
   private idleResolvers: (() => void)[] = [];
   private readonly host: ReservationHost = {
     // Only into the dimension the reservation was charged on, not one re-added under its name.
-    give: (meter, amount, now) => {
-      if (this.meterByName.get(meter.name) === meter) this.store.give(meter.name, amount, now);
+    give: (meter, amount) => {
+      if (this.meterByName.get(meter.name) === meter) this.store.give(meter.name, amount);
     },
-    now: () => this.clock.now(),
     refunded: () => this.pump(),
     released: (lease) => this.onReleased(lease),
     parse: (headers, options) => this.parse(headers, options),

@@ -40,10 +40,8 @@ export function createMeter(dimension: Dimension): Meter {
 
 /** What a reservation needs from its limiter. */
 export interface ReservationHost {
-  /** Adds `amount` back to the meter's dimension at monotonic time `now` (negative: charges more). */
-  give(meter: Meter, amount: number, now: number): void;
-  /** The limiter's monotonic clock. */
-  now(): number;
+  /** Adds `amount` back to the meter's dimension (negative: charges more). */
+  give(meter: Meter, amount: number): void;
   /** Capacity came back: admission may proceed. */
   refunded(): void;
   /** The reservation ended: free its slot (and its shared-store lease). */
@@ -183,16 +181,19 @@ export class Reservation implements SyncOrigin {
   /** Moves every charge to what `used` costs (requests stay 1), or to 0 when `used` is undefined (a refund). */
   private recharge(used: Usage | undefined): void {
     const { meters } = this;
-    const charged = this.charged ?? meters.map((_, i) => this.chargeOf(i));
+    let charged = this.charged;
+    if (!charged) {
+      charged = new Array<number>(meters.length);
+      for (let i = 0; i < meters.length; i++) charged[i] = costOf(meters[i]!.dimension.unit, this.estimate);
+    }
     let refunded = false;
-    const now = this.host.now();
     for (let i = 0; i < meters.length; i++) {
       const meter = meters[i]!;
       const unit = meter.dimension.unit;
       const next = used === undefined ? 0 : unit === "requests" ? 1 : costOf(unit, used);
       const delta = charged[i]! - next;
       if (delta === 0) continue;
-      this.host.give(meter, delta, now);
+      this.host.give(meter, delta);
       meter.held -= delta;
       meter.admitted -= delta;
       charged[i] = next;

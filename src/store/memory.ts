@@ -96,11 +96,15 @@ export class MemoryStore implements Store {
     return { dimension, waitMs };
   }
 
-  give(name: string, amount: number, now: number): void {
+  give(name: string, amount: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
-    // Refill to now first: a refund on a stale timestamp would over-grant.
-    refill(bucket, now);
+    // A refund can be added as of the bucket's last update: levels are capped
+    // when read, and min(cap, min(cap, l + r·t1) + a + r·t2) equals
+    // min(cap, l + a + r·(t1 + t2)) for a >= 0, so no clock read is needed. An
+    // extra charge must refill to now first, or a bucket that sat full would
+    // absorb it in refill it never had room for.
+    if (amount < 0) refill(bucket, this.clock.now());
     bucket.level = Math.min(bucket.level + amount, bucket.capacity);
     bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
   }

@@ -29,8 +29,8 @@ export interface Store {
   take(estimate: Estimate, now: number): boolean;
   /** What keeps `estimate` out now (call after `take` said no). */
   blocker(estimate: Estimate): Blocker;
-  /** Adds `amount` to dimension `name` at monotonic time `now` (a refund; negative: an extra charge). Unknown names are ignored. */
-  give(name: string, amount: number, now: number): void;
+  /** Adds `amount` to dimension `name` (a refund; negative: an extra charge), capped at capacity. Unknown names are ignored. */
+  give(name: string, amount: number): void;
   /** Current level of dimension `name` (refilled to now), if it exists. */
   level(name: string): number | undefined;
   /** Lowers dimension `name` to at most `level`; never raises it. */
