@@ -26,7 +26,27 @@ type Fn<T> = (reservation: Reservation) => Promise<RunResult<T>> | RunResult<T>;
  * as its hint says) and, within the retry policy, retried at the head of the
  * queue after the hint or a jittered backoff.
  */
-export async function runAdmitted<T>(host: RunHost, first: Reservation, fn: Fn<T>, plan: RunPlan): Promise<T> {
+export function runAdmitted<T>(host: RunHost, first: Reservation, fn: Fn<T>, plan: RunPlan): Promise<T> {
+  if (plan.retry) return runRetrying(host, first, fn, plan, plan.retry);
+  // Without retries, plain promise callbacks: an async function here costs a third of the throughput.
+  first.deferSyncs();
+  let result: Promise<RunResult<T>> | RunResult<T>;
+  try {
+    result = fn(first);
+  } catch (error) {
+    fail(first, error, plan, undefined);
+    return Promise.reject(error);
+  }
+  return Promise.resolve(result).then(
+    (outcome) => finish(host, first, outcome),
+    (error: unknown) => {
+      fail(first, error, plan, undefined);
+      throw error;
+    },
+  );
+}
+
+async function runRetrying<T>(host: RunHost, first: Reservation, fn: Fn<T>, plan: RunPlan, retry: RetryPolicy): Promise<T> {
   let reservation = first;
   for (let attempt = 0; ; attempt++) {
     let outcome: RunResult<T>;
@@ -34,20 +54,35 @@ export async function runAdmitted<T>(host: RunHost, first: Reservation, fn: Fn<T
     try {
       outcome = await fn(reservation);
     } catch (error) {
-      const delay = retryDelay(reservation, error, plan.retry, attempt);
-      if (delay === undefined && plan.refundOnError) reservation.refund();
-      reservation.flushSyncs();
-      reservation.release();
+      const delay = fail(reservation, error, plan, { retry, attempt });
       if (delay === undefined) throw error;
       reservation = await host.readmit(reservation.estimate, plan.signal, host.now() + delay);
       continue;
     }
-    try {
-      return settle(host, reservation, outcome);
-    } finally {
-      reservation.flushSyncs();
-      reservation.release();
-    }
+    return finish(host, reservation, outcome);
+  }
+}
+
+/**
+ * Ends an attempt whose `fn` threw: syncs the failure's headers, refunds if
+ * asked (and not retrying), releases. Returns the delay before the retry the
+ * policy allows, or `undefined`: the error stands.
+ */
+function fail(reservation: Reservation, error: unknown, plan: RunPlan, retrying: { retry: RetryPolicy; attempt: number } | undefined): number | undefined {
+  const delay = retryDelay(reservation, error, retrying?.retry, retrying?.attempt ?? 0);
+  if (delay === undefined && plan.refundOnError) reservation.refund();
+  reservation.flushSyncs();
+  reservation.release();
+  return delay;
+}
+
+/** Settles an attempt's reported usage, then applies its headers and releases. */
+function finish<T>(host: RunHost, reservation: Reservation, outcome: RunResult<T>): T {
+  try {
+    return settle(host, reservation, outcome);
+  } finally {
+    reservation.flushSyncs();
+    reservation.release();
   }
 }
 
