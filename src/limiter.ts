@@ -111,6 +111,7 @@ export class Limiter {
           this.afterRemoval(true);
         },
         pump: () => this.pump(),
+        answered: () => this.deadlineAlarm.set(this.deadlines.earliest?.deadline ?? Infinity),
       });
     }
     this.store = this.shared ?? new MemoryStore(this.clock, resolved.initialFraction);
@@ -470,6 +471,8 @@ export class Limiter {
     let headChanged = false;
     for (let terms = this.deadlines.earliest; terms && terms.deadline <= now; terms = this.deadlines.earliest) {
       const { waiter } = terms;
+      // Its booking's answer decides (and re-arms this alarm).
+      if (this.shared?.awaitingAnswer(waiter)) break;
       headChanged ||= waiter === this.queue.head;
       const { dimension, waitMs } = this.store.blocker(waiter.estimate);
       this.dequeue(waiter);

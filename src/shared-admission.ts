@@ -15,6 +15,8 @@ export interface SharedHost {
   late(waiter: Waiter, dimension: string, waitMs: number): void;
   /** Look at the head again (after a missing slot, or to probe a store that was down). */
   pump(): void;
+  /** A booking was answered: deadlines held back while it was on its way may now be judged. */
+  answered(): void;
 }
 
 /** The lease of a call admitted by the local fallback while the store was down. */
@@ -29,6 +31,8 @@ const SLOT_POLL_MAX_MS = 1_000;
 interface Attempt {
   readonly waiter: Waiter;
   readonly costs: number[];
+  /** The store replied to the booking (or failed to). */
+  answered: boolean;
   booked: boolean;
   marks: readonly number[] | undefined;
 }
@@ -102,14 +106,28 @@ export class SharedAdmission implements Store {
       this.serveDuringOutage(head);
       return;
     }
-    const attempt: Attempt = { waiter: head, costs: this.dimensions.map((d) => costOf(d.unit, head.estimate)), booked: false, marks: undefined };
+    const attempt: Attempt = { waiter: head, costs: this.dimensions.map((d) => costOf(d.unit, head.estimate)), answered: false, booked: false, marks: undefined };
     this.attempt = attempt;
     // Settles made so far go first: the booking must see their refunds and extra charges.
     this.flush();
     this.store.book(this.layout, attempt.costs).then(
-      (booking) => this.onBooked(attempt, booking),
-      (error: unknown) => this.onFailure(attempt, error),
+      (booking) => this.answer(attempt, () => this.onBooked(attempt, booking)),
+      (error: unknown) => this.answer(attempt, () => this.onFailure(attempt, error)),
     );
+  }
+
+  /**
+   * Whether `waiter`'s booking is on its way: its deadline waits for the
+   * answer, which admits it (a booking due now) or refuses it (one due too late).
+   */
+  awaitingAnswer(waiter: Waiter): boolean {
+    return this.attempt?.waiter === waiter && !this.attempt.answered;
+  }
+
+  private answer(attempt: Attempt, handle: () => void): void {
+    attempt.answered = true;
+    handle();
+    this.host.answered();
   }
 
   /** `waiter` left the queue: give its booking back. */

@@ -1,26 +1,45 @@
 import type { RedisScriptClient } from "./client.js";
-import { replyCode, storeError } from "./errors.js";
+import { replyCode, storeError, StoreUnavailableError } from "./errors.js";
 import type { Script } from "./scripts/index.js";
 import { withTimeout } from "./timeout.js";
 
-/** Runs scripts by SHA1, loading them with EVAL when the server lost its script cache. */
+/**
+ * Runs scripts by SHA1 once the server is known to hold them, by EVAL (which
+ * loads them) until then. Sending EVALSHA first and EVAL on NOSCRIPT would
+ * re-send a command after the ones that followed it, and a lowering could then
+ * land after the booking it should have limited.
+ */
 export class ScriptRunner {
+  /** SHA1s the server ran since this runner last saw it lose its script cache. */
+  private readonly loaded = new Set<string>();
+
   constructor(
     private readonly client: RedisScriptClient,
     private readonly timeoutMs: number,
   ) {}
 
-  /** One round trip (two after a `SCRIPT FLUSH` or a restart), each raced against the timeout. */
+  /** One round trip (two when the server lost its script cache since the last one), raced against the timeout. */
   async run(script: Script, keys: readonly string[], args: readonly string[]): Promise<unknown> {
     try {
+      if (!this.loaded.has(script.sha1)) {
+        const reply = await withTimeout(() => this.client.eval(script.source, keys, args), this.timeoutMs);
+        this.loaded.add(script.sha1);
+        return reply;
+      }
       try {
         return await withTimeout(() => this.client.evalsha(script.sha1, keys, args), this.timeoutMs);
       } catch (error) {
         if (replyCode(error) !== "NOSCRIPT") throw error;
-        return await withTimeout(() => this.client.eval(script.source, keys, args), this.timeoutMs);
+        this.loaded.clear();
+        const reply = await withTimeout(() => this.client.eval(script.source, keys, args), this.timeoutMs);
+        this.loaded.add(script.sha1);
+        return reply;
       }
     } catch (error) {
-      throw storeError(error);
+      const failure = storeError(error);
+      // A server that went away may come back with an empty script cache.
+      if (failure instanceof StoreUnavailableError) this.loaded.clear();
+      throw failure;
     }
   }
 }

@@ -79,15 +79,19 @@ describe("errors and timeouts (no server)", () => {
     await expect(store.book(rpm, [1])).rejects.toBe(reply);
   });
 
-  it("answers NOSCRIPT with EVAL of the same script, keys and args", async () => {
+  it("sends EVAL until the script ran, then EVALSHA; answers NOSCRIPT with EVAL of the same script, keys and args", async () => {
+    let flushed = false;
     const { store, calls } = storeAnswering(async (call) => {
-      if (call.command === "evalsha") throw new Error("NOSCRIPT No matching script. Please use EVAL.");
+      if (call.command === "evalsha" && flushed) throw new Error("NOSCRIPT No matching script. Please use EVAL.");
       return ["1", "0", "", "", "1", "9"];
     });
+    await store.book(rpm, [1]);
+    await store.book(rpm, [1]);
+    flushed = true;
     expect(await store.book(rpm, [1])).toMatchObject({ booked: true, marks: [1], levels: [9] });
-    expect(calls.map((c) => c.command)).toEqual(["evalsha", "eval"]);
-    expect(calls[1]!.keys).toEqual(["{k}:b", "{k}:c"]);
-    expect(calls[1]!.args).toEqual(calls[0]!.args);
+    expect(calls.map((c) => c.command)).toEqual(["eval", "evalsha", "evalsha", "eval"]);
+    expect(calls[3]!.keys).toEqual(["{k}:b", "{k}:c"]);
+    expect(calls[3]!.args).toEqual(calls[2]!.args);
   });
 
   it("refuses a malformed reply", async () => {
