@@ -121,7 +121,7 @@ const memory = memoryTable(bytes);
 const cpus = os.cpus();
 const report = `# Overhead: llm-limiter and its peers
 
-${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${cpus[0]?.model ?? "unknown CPU"} × ${cpus.length} cores · ${os.platform()} ${os.arch()}
+${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${cpus[0]?.model ?? "unknown CPU"} × ${cpus.length} cores · ${os.platform()} ${os.arch()} · \`npm run bench\`
 
 ## Throughput
 
@@ -129,14 +129,19 @@ ${CALLERS.toLocaleString("en-US")} callers in flight, each awaiting one call aft
 that never binds (1e12 per minute); the work is the same async no-op. ${ROUNDS} rounds of ${RUN_MS / 1000} s per
 library after a ${WARMUP_MS} ms warm-up, the order rotated and reversed between rounds. Rates are medians
 over rounds; ratios are medians of the per-round ratios (paired, so load drifting between rounds cancels).
-"calls per CPU-s" divides by this process's CPU time instead of wall time: on shared cores it moves far less
-with the neighbours' load (a library that waits on timers, like bottleneck, is cheap in CPU but slow in wall time).
+"calls per CPU-s" divides by this process's CPU time instead of wall time: on shared cores it moves less with
+the neighbours' load (and a library that waits on timers, like bottleneck, is cheap in CPU but slow in wall time).
 llm-limiter does full accounting on two dimensions (RPM and TPM) and settles the reported usage; the peers
 that meter one dimension are given one.
 
 ${speed.table}
 
 ${speed.verdict}
+
+Why two peers are so far behind (from their source): bottleneck's local datastore waits a \`setTimeout(0)\`
+in each submit and register, one job at a time behind its submit and register locks, so it stays near
+350 calls/s whatever the concurrency; @aid-on/llm-throttle filters its whole consumption history (up to
+10,000 records) on every \`consume\` and searches it on every \`adjustConsumption\`: O(history) per call.
 
 ## Memory
 

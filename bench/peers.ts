@@ -168,7 +168,7 @@ export const queuedWaits: readonly QueuedWait[] = [
 
 /** The installed version of `library`, from its package.json (some do not export that file). */
 export function versionOf(library: string): string {
-  if (library === "llm-limiter") return readVersion(new URL("../package.json", import.meta.url));
+  if (library === "llm-limiter") return `${readVersion(new URL("../package.json", import.meta.url))} (src)`;
   return readVersion(new URL(`../node_modules/${library}/package.json`, import.meta.url));
 }
 

@@ -1,0 +1,90 @@
+/**
+ * llm-limiter's Redis store beside rate-limiter-flexible's RateLimiterRedis,
+ * against a redis-server of its own: admissions per second from 1 and from 4
+ * processes on a budget that never binds, Redis commands per admission, and
+ * the makespan of 4 processes sharing a budget that binds, against its bound.
+ * Prints markdown and writes it to bench/results/redis.md.
+ *
+ *   npx tsx bench/redis.ts
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import type { Job, Library, Report, RequestBudget } from "./redis/jobs.js";
+import { commandsRun, resetCommandStats } from "./redis/commandstats.js";
+import { report, type Costs, type MakespanRow, type ThroughputRow } from "./redis/report.js";
+import { startRedis } from "./redis/server.js";
+import { runWorkers, type Run } from "./redis/workers.js";
+import { providerView } from "./redis/bucket.js";
+
+const CALLERS = 32;
+const DURATION_MS = 3_000;
+/** Runs per throughput configuration, interleaved across libraries; the best is kept (the neighbours' load only slows a run down). */
+const ROUNDS = 2;
+const PROCESSES = [1, 4] as const;
+const THROUGHPUT: readonly Library[] = ["llm-limiter", "llm-limiter-settle", "rate-limiter-flexible"];
+/** 600 at once, then 60/s: 1,200 requests cannot all be admitted before 10 s. */
+const BINDING: RequestBudget = { limit: 600, windowMs: 10_000 };
+const REQUESTS = 1_200;
+const MAKESPAN_PROCESSES = 4;
+const MAKESPAN: readonly Library[] = ["llm-limiter", "rate-limiter-flexible"];
+
+/** Runs `jobs` in their own processes, counting the server's commands from "go" on. */
+async function measured(redis: Redis, jobs: Job[]): Promise<Run & { commands: number }> {
+  const run = await runWorkers(jobs, () => resetCommandStats(redis));
+  return { ...run, commands: await commandsRun(redis) };
+}
+
+/** Round trips (commands the clients sent) and commands Redis ran (scripts' own calls included), per admission. */
+function perAdmission(reports: readonly Report[], commands: number, admissions: number): Costs {
+  const sent = reports.reduce((sum, r) => sum + r.commandsSent, 0);
+  return { roundTrips: sent / admissions, serverCommands: commands / admissions };
+}
+
+async function throughputRows(url: string, redis: Redis): Promise<ThroughputRow[]> {
+  const best = new Map<string, ThroughputRow>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const processes of PROCESSES) {
+      for (const library of THROUGHPUT) {
+        const job: Job = { kind: "throughput", library, redisUrl: url, key: `bench:${library}:${processes}:${round}`, callers: CALLERS, durationMs: DURATION_MS };
+        const { reports, commands } = await measured(redis, Array.from({ length: processes }, () => job));
+        const admissions = reports.reduce((sum, r) => sum + r.admissions, 0);
+        const seconds = Math.max(...reports.map((r) => r.elapsedMs)) / 1_000;
+        const row = { library, processes, perSecond: admissions / seconds, ...perAdmission(reports, commands, admissions) };
+        const id = `${library}×${processes}`;
+        if (row.perSecond > (best.get(id)?.perSecond ?? 0)) best.set(id, row);
+        process.stderr.write(`throughput: ${library} from ${processes} process(es), round ${round + 1}/${ROUNDS} done\n`);
+      }
+    }
+  }
+  return [...best.values()];
+}
+
+async function makespanRows(url: string, redis: Redis): Promise<MakespanRow[]> {
+  const rows: MakespanRow[] = [];
+  for (const library of MAKESPAN) {
+    const job: Job = { kind: "makespan", library, redisUrl: url, key: `bench:${library}:binding`, budget: BINDING, requests: REQUESTS / MAKESPAN_PROCESSES };
+    const { reports, goAt, commands } = await measured(redis, Array.from({ length: MAKESPAN_PROCESSES }, () => job));
+    const times = reports.flatMap((r) => r.admittedAt.map((at) => at - goAt));
+    rows.push({ library, makespanMs: Math.max(...times), ...perAdmission(reports, commands, times.length), provider: providerView(times, BINDING) });
+    process.stderr.write(`makespan: ${library} done\n`);
+  }
+  return rows;
+}
+
+const server = await startRedis();
+const redis = new Redis(server.url);
+let markdown: string;
+try {
+  const throughput = await throughputRows(server.url, redis);
+  const makespan = await makespanRows(server.url, redis);
+  const boundMs = ((REQUESTS - BINDING.limit) * BINDING.windowMs) / BINDING.limit;
+  markdown = report({ callers: CALLERS, rounds: ROUNDS, durationMs: DURATION_MS, throughputRows: throughput, makespanRows: makespan, boundMs, binding: BINDING, requests: REQUESTS, processes: MAKESPAN_PROCESSES });
+} finally {
+  redis.disconnect();
+  await server.stop();
+}
+
+process.stdout.write(`${markdown}\n`);
+mkdirSync(fileURLToPath(new URL("./results/", import.meta.url)), { recursive: true });
+writeFileSync(fileURLToPath(new URL("./results/redis.md", import.meta.url)), `${markdown}\n`);

@@ -1,0 +1,126 @@
+import os from "node:os";
+import { markdownTable, ratio, whole } from "../table.js";
+import type { ProviderView } from "./bucket.js";
+import type { Library, RequestBudget } from "./jobs.js";
+
+/** What an admission costs Redis, on average. */
+export interface Costs {
+  /** Commands the clients sent: round trips. */
+  readonly roundTrips: number;
+  /** Commands Redis ran, those inside scripts included (`INFO commandstats`). */
+  readonly serverCommands: number;
+}
+
+export interface ThroughputRow extends Costs {
+  readonly library: Library;
+  readonly processes: number;
+  readonly perSecond: number;
+}
+
+export interface MakespanRow extends Costs {
+  readonly library: Library;
+  readonly makespanMs: number;
+  /** The admissions as a provider metering the budget as a bucket would see them. */
+  readonly provider: ProviderView;
+}
+
+export interface Results {
+  readonly callers: number;
+  readonly rounds: number;
+  readonly durationMs: number;
+  readonly throughputRows: readonly ThroughputRow[];
+  readonly makespanRows: readonly MakespanRow[];
+  readonly boundMs: number;
+  readonly binding: RequestBudget;
+  readonly requests: number;
+  readonly processes: number;
+}
+
+const WHAT: Record<Library, string> = {
+  "llm-limiter": "`acquire(200)` → `release()` (RPM + TPM)",
+  "llm-limiter-settle": "`run(200, fn)`, fn reports `used: 120` (RPM + TPM, settled)",
+  "rate-limiter-flexible": "`RateLimiterRedis.consume(key)`",
+};
+
+const MAKESPAN_TARGET = 1.05;
+const met = (ok: boolean): string => (ok ? "met" : "NOT met");
+const fixed = (n: number, digits = 2): string => n.toFixed(digits);
+
+export function report(r: Results): string {
+  const flexible = (processes: number): number =>
+    r.throughputRows.find((row) => row.library === "rate-limiter-flexible" && row.processes === processes)?.perSecond ?? NaN;
+  const throughput = markdownTable(
+    ["library", "an admission is", "processes", "admissions/s", "÷ rate-limiter-flexible", "round trips", "commands Redis ran"],
+    ["left", "left", "right", "right", "right", "right", "right"],
+    r.throughputRows.map((row) => [
+      row.library,
+      WHAT[row.library],
+      String(row.processes),
+      whole(row.perSecond),
+      ratio(row.perSecond / flexible(row.processes)),
+      fixed(row.roundTrips),
+      fixed(row.serverCommands),
+    ]),
+  );
+  const flexibleMakespan = r.makespanRows.find((row) => row.library === "rate-limiter-flexible")?.makespanMs ?? NaN;
+  const makespan = markdownTable(
+    ["library", "makespan", "÷ bound", "÷ rate-limiter-flexible", "round trips", "commands Redis ran", "bucket replay: rejected", "earliest"],
+    ["left", "right", "right", "right", "right", "right", "right", "right"],
+    r.makespanRows.map((row) => [
+      row.library,
+      `${fixed(row.makespanMs / 1_000)} s`,
+      ratio(row.makespanMs / r.boundMs),
+      ratio(row.makespanMs / flexibleMakespan),
+      fixed(row.roundTrips),
+      fixed(row.serverCommands),
+      String(row.provider.rejected),
+      row.provider.earliestMs > 0 ? `${fixed(row.provider.earliestMs, 1)} ms early` : "never early",
+    ]),
+  );
+
+  const ours = (library: Library, processes: number): ThroughputRow | undefined =>
+    r.throughputRows.find((row) => row.library === library && row.processes === processes);
+  const uncontended = ours("llm-limiter", 1)?.roundTrips ?? NaN;
+  const ourMakespan = r.makespanRows.find((row) => row.library === "llm-limiter")?.makespanMs ?? NaN;
+  const faster = [1, 4].map((p) => (ours("llm-limiter", p)?.perSecond ?? 0) / flexible(p));
+  const cpus = os.cpus();
+  const perSecond = (r.binding.limit * 1_000) / r.binding.windowMs;
+
+  return `# Redis store: llm-limiter beside rate-limiter-flexible
+
+${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${cpus[0]?.model ?? "unknown CPU"} × ${cpus.length} cores · ${os.platform()} ${os.arch()} · redis-server on 127.0.0.1
+
+## Admissions per second, on a budget that never binds
+
+Each process runs ${r.callers} async loops, each awaiting one admission after another, for ${fixed(r.durationMs / 1_000, 1)} s
+after a 1 s warm-up on a key of its own; with several processes they share one key. Best of ${r.rounds} runs,
+interleaved across libraries, each in fresh processes. Per admission:
+round trips are the commands the clients sent (counted in each process's ioredis); commands Redis
+ran are \`INFO commandstats\` over the run, the calls inside scripts included. llm-limiter serves its queue's
+head one booking at a time per process (FIFO across processes), so a process admits at most one
+call per round trip; rate-limiter-flexible has no queue and pipelines every caller's \`consume\`.
+
+${throughput}
+
+## Makespan of ${whole(r.requests)} requests from ${r.processes} processes on one budget that binds
+
+${r.binding.limit} requests per ${fixed(r.binding.windowMs / 1_000, 0)} s (llm-limiter: a bucket of ${r.binding.limit}, refilled at ${perSecond}/s;
+rate-limiter-flexible: a fixed window of ${r.binding.limit} points per ${fixed(r.binding.windowMs / 1_000, 0)} s, waiting \`msBeforeNext\` after a
+rejection and trying again). Every process asks for its ${whole(r.requests / r.processes)} at once; the makespan runs from
+"go" to the last admission. The bound is the earliest the last one can be admitted, (N − C) / r =
+${fixed(r.boundMs / 1_000, 1)} s. The replay takes every admission time as an arrival at a provider whose bucket of
+the same budget is full at "go": how many it would reject (more than 1 ms early: the times come from
+${r.processes} processes' clocks), and how early the earliest came. llm-limiter books against its bucket in
+Redis, which starts at the first booking; a provider's is anchored by the first arrival. When the
+first admissions reach the provider later after their booking than the steady ones do (here each
+process queues its ${whole(r.requests / r.processes)} first, so its first admissions are handled late), the steady ones arrive
+early by up to that difference.
+
+${makespan}
+
+## Targets
+
+- One round trip per uncontended admission: ${fixed(uncontended)} per \`acquire\` (${met(uncontended <= 1.01)}).
+- Multi-process makespan within 5% of the bound: ${ratio(ourMakespan / r.boundMs)} (${met(ourMakespan / r.boundMs <= MAKESPAN_TARGET)}).
+- Ahead of rate-limiter-flexible: admissions/s ${faster.map((f) => ratio(f)).join(" (1 process), ")} (4 processes) (${met(faster.every((f) => f > 1))}); makespan ${fixed(ourMakespan / 1_000)} s against its ${fixed(flexibleMakespan / 1_000)} s (${met(ourMakespan <= flexibleMakespan)}).`;
+}

@@ -1,0 +1,69 @@
+/**
+ * One process of the Redis benchmark (`node --import tsx bench/redis/worker.ts <job>`):
+ * warms up on a key of its own, says "ready", and on "go" runs its job and reports.
+ */
+import { Redis } from "ioredis";
+import { admitter, UNBOUNDED, type Admitter } from "./admitters.js";
+import { epochNow, type Job, type MakespanJob, type Report, type ThroughputJob, type ToParent, type ToWorker } from "./jobs.js";
+
+const job = JSON.parse(process.argv[2]!) as Job;
+const send = (message: ToParent): void => void process.send!(message);
+/** Callers and time of the warm-up: enough for the code to be optimised before the clock starts. */
+const WARMUP_CALLERS = 32;
+const WARMUP_MS = 1_000;
+
+/** Counts the commands a client sends (each one a round trip), from `reset()` on. */
+function countCommands(client: Redis): { reset(): void; readonly sent: number } {
+  const counter = { sent: 0, reset: () => void (counter.sent = 0) };
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (...args: Parameters<Redis["sendCommand"]>) => {
+    counter.sent++;
+    return send(...args);
+  };
+  return counter;
+}
+
+/** Admissions made by `callers` loops, each awaiting one after another until `end`. */
+async function loop(lib: Admitter, callers: number, end: number): Promise<number> {
+  let admissions = 0;
+  const caller = async (): Promise<void> => {
+    while (epochNow() < end) {
+      await lib.admit();
+      admissions++;
+    }
+  };
+  await Promise.all(Array.from({ length: callers }, caller));
+  return admissions;
+}
+
+async function throughput({ callers, durationMs }: ThroughputJob, lib: Admitter, start: number): Promise<Omit<Report, "commandsSent">> {
+  const admissions = await loop(lib, callers, start + durationMs);
+  return { admissions, elapsedMs: epochNow() - start, admittedAt: [] };
+}
+
+async function makespan({ requests }: MakespanJob, lib: Admitter, start: number): Promise<Omit<Report, "commandsSent">> {
+  const admittedAt = await Promise.all(Array.from({ length: requests }, () => lib.admit().then(epochNow)));
+  return { admissions: requests, elapsedMs: Math.max(...admittedAt) - start, admittedAt };
+}
+
+const redis = new Redis(job.redisUrl);
+const commands = countCommands(redis);
+// Scripts loaded and code warm before the clock starts; on a key the job does not use.
+const warm = admitter(job.library, redis, `${job.key}:warmup:${process.pid}`, UNBOUNDED);
+await loop(warm, WARMUP_CALLERS, epochNow() + WARMUP_MS);
+warm.close();
+
+const lib = admitter(job.library, redis, job.key, job.kind === "makespan" ? job.budget : UNBOUNDED);
+process.once("message", async (message: ToWorker) => {
+  if (message.type !== "go") return;
+  commands.reset();
+  const start = epochNow();
+  const report = job.kind === "throughput" ? await throughput(job, lib, start) : await makespan(job, lib, start);
+  send({ type: "done", report: { ...report, commandsSent: commands.sent } });
+  lib.close();
+  redis.disconnect();
+  process.disconnect();
+});
+// Orphaned (the benchmark died): nothing will say "go".
+process.once("disconnect", () => process.exit());
+send({ type: "ready" });

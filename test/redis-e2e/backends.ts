@@ -1,0 +1,70 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, afterEach } from "vitest";
+import { Limiter, type LimiterOptions } from "../../src/index.js";
+import { Redis } from "ioredis";
+import { RedisStore } from "../../src/redis/index.js";
+import { scripts } from "../../src/redis/scripts/index.js";
+import { ADAPTERS, redisUrl, type AdapterName, type Connection } from "../redis/helpers.js";
+
+/** Where a conformance suite's limiters keep their buckets. */
+export interface Backend {
+  readonly name: string;
+  /** A limiter on a quota of its own (a fresh Redis key), closed after the test. */
+  limiter(options: LimiterOptions): Promise<Limiter>;
+}
+
+/** Limiters made in the current test, closed after it so no waiter or timer outlives it. */
+function closedAfterEach(): (limiter: Limiter) => Limiter {
+  const made: Limiter[] = [];
+  afterEach(() => {
+    for (const limiter of made.splice(0)) limiter.close();
+  });
+  return (limiter) => {
+    made.push(limiter);
+    return limiter;
+  };
+}
+
+/** The default: buckets in the limiter's own memory. */
+export function memoryBackend(): Backend {
+  const track = closedAfterEach();
+  return { name: "memory store", limiter: async (options) => track(new Limiter(options)) };
+}
+
+/** A Redis backend that can also put several limiters on one key. */
+export interface RedisBackend extends Backend {
+  /** A limiter on `key`: limiters on one key share one quota. */
+  limiterOn(key: string, options: LimiterOptions): Promise<Limiter>;
+}
+
+/**
+ * Loads every script into the server's cache, so that scenarios test the
+ * limiter rather than the recovery from an empty cache (script-cache.test.ts).
+ */
+async function loadScripts(url: string): Promise<void> {
+  const raw = new Redis(url);
+  try {
+    await Promise.all(Object.values(scripts).map((s) => raw.script("LOAD", s.source)));
+  } finally {
+    raw.disconnect();
+  }
+}
+
+/** Buckets in the test Redis, through `adapter`; one connection for the file. */
+export function redisBackend(adapter: AdapterName): RedisBackend {
+  const track = closedAfterEach();
+  let connection: Promise<Connection> | undefined;
+  afterAll(async () => {
+    await (await connection)?.close();
+  });
+  const limiterOn = async (key: string, options: LimiterOptions): Promise<Limiter> => {
+    connection ??= loadScripts(redisUrl!).then(() => ADAPTERS[adapter](redisUrl!));
+    const store = new RedisStore({ client: (await connection).client, key });
+    return track(new Limiter({ ...options, store }));
+  };
+  return {
+    name: `Redis store (${adapter})`,
+    limiter: (options) => limiterOn(`e2e:${randomUUID()}`, options),
+    limiterOn,
+  };
+}
