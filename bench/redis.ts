@@ -13,7 +13,8 @@ import { Redis } from "ioredis";
 import type { Job, Library, Report, RequestBudget } from "./redis/jobs.js";
 import { commandsRun, resetCommandStats } from "./redis/commandstats.js";
 import { report, type Costs, type MakespanRow, type ThroughputRow } from "./redis/report.js";
-import { startRedis } from "./redis/server.js";
+// The same throwaway server the tests start.
+import { startRedisServer } from "../test/redis/server.js";
 import { runWorkers, type Run } from "./redis/workers.js";
 import { providerView } from "./redis/bucket.js";
 
@@ -72,7 +73,7 @@ async function makespanRows(url: string, redis: Redis): Promise<MakespanRow[]> {
   return rows;
 }
 
-const server = await startRedis();
+const server = await startRedisServer();
 const redis = new Redis(server.url);
 let markdown: string;
 try {
