@@ -55,6 +55,8 @@ export class Limiter {
   private meters: Meter[] = [];
   private readonly meterByName = new Map<string, Meter>();
   private split = false;
+  /** The largest plain token estimate every dimension can hold (-1: none, as `{ input, output }` is required). */
+  private plainFit = -1;
   private readonly queue = new Fifo<Waiter>();
   private readonly deadlines = new DeadlineHeap<WaiterTerms>();
   private readonly headAlarm: Alarm;
@@ -288,13 +290,15 @@ export class Limiter {
     this.dimensions = dimensions;
     this.concurrency = concurrency;
     this.split = needsSplitEstimate(dimensions);
+    const capacities = dimensions.map((d) => (d.unit === "requests" ? (d.capacity >= 1 ? Infinity : -1) : d.capacity));
+    this.plainFit = this.split ? -1 : Math.min(Infinity, ...capacities);
   }
 
   /** Why `estimate` can never be admitted under the current budgets, if it cannot. */
   private problemWith(estimate: Estimate): Error | undefined {
-    // The common estimate, a plain token count, skips the general check.
-    const plain = typeof estimate === "number" && estimate >= 0 && estimate < Infinity && !this.split;
-    const problem = plain ? undefined : amountProblem("estimate", estimate, this.split);
+    // The common estimate, a plain token count that fits every capacity, takes two comparisons.
+    if (typeof estimate === "number" && estimate >= 0 && estimate <= this.plainFit && estimate !== Infinity) return undefined;
+    const problem = amountProblem("estimate", estimate, this.split);
     if (problem) return problem;
     for (const d of this.dimensions) {
       const cost = costOf(d.unit, estimate);

@@ -155,7 +155,9 @@ export class Reservation implements SyncOrigin {
     if (this.done) throw new ReservationReleasedError();
     let split = false;
     for (const meter of this.meters) split ||= meter.dimension.unit === "input" || meter.dimension.unit === "output";
-    const problem = amountProblem("used", used, split);
+    // A plain token count needs no general check unless input and output are metered apart.
+    const plain = typeof used === "number" && used >= 0 && used !== Infinity && !split;
+    const problem = plain ? undefined : amountProblem("used", used, split);
     if (problem) throw problem;
     this.recharge(used);
   }

@@ -43,11 +43,12 @@ describe("bad configuration throws at once", () => {
 });
 
 describe("bad estimates reject, never throw synchronously", () => {
-  it.each([[Number.NaN], [-1], [Infinity]])("estimate %s -> RangeError", async (estimate) => {
-    const limiter = new Limiter({ tpm: 1000 });
-    await expect(limiter.acquire(estimate)).rejects.toThrow(RangeError);
-    await expect(limiter.run(estimate, async () => ({ value: 1 }))).rejects.toThrow(RangeError);
-    expect(() => limiter.tryAcquire(estimate)).toThrow(RangeError);
+  it.each([[Number.NaN], [-1], [Infinity]])("estimate %s -> RangeError, with or without token budgets", async (estimate) => {
+    for (const limiter of [new Limiter({ tpm: 1000 }), new Limiter({ rpm: 10 })]) {
+      await expect(limiter.acquire(estimate)).rejects.toThrow(RangeError);
+      await expect(limiter.run(estimate, async () => ({ value: 1 }))).rejects.toThrow(RangeError);
+      expect(() => limiter.tryAcquire(estimate)).toThrow(RangeError);
+    }
   });
 
   it("a number where { input, output } is required -> TypeError", async () => {
