@@ -72,6 +72,8 @@ export function syncLevels(view: RateLimitView, meters: readonly Meter[], target
     // Every client on a shared key sees the same headroom: after 429s, take only part of it.
     const set = truth * meter.headroom;
     target.resync(meter.name, set);
+    meter.lastTruth = truth;
+    meter.lastSet = target.level(meter.name) ?? set;
   }
 }
 
@@ -82,21 +84,34 @@ function recoverHeadroom(meter: Meter, now: number): void {
 }
 
 /**
- * `local - truth` is how far the local level ran ahead of the provider's since
- * the last sync, which set it to the provider's: by what others drew, less
- * the part of the rate it did not refill (it refills at `share`). Noise in
- * either direction averages out, so samples stay signed; a time-weighted
- * average of their rate sets the local refill share.
+ * Since the last sync the local level moved by `local - lastSet` and the
+ * provider's by `truth - lastTruth`; the local one ran ahead by what others
+ * drew, less the part of the rate it did not refill (it refills at `share`).
+ * Noise in either direction averages out, so samples stay signed; a
+ * time-weighted average of their rate sets the local refill share.
  */
 function learnShare(meter: Meter, target: SyncTarget, local: number, truth: number, now: number): void {
   const last = meter.lastSyncAt;
   meter.lastSyncAt = now;
   if (last === undefined || now <= last) return;
   const dt = now - last;
-  const rate = meter.dimension.limit / meter.dimension.windowMs;
+  const { limit, windowMs, capacity } = meter.dimension;
+  const rate = limit / windowMs;
+  const providerGain = truth - meter.lastTruth;
+  const localGain = local - meter.lastSet;
+  // A provider level that jumps by more than a quarter of its capacity beyond what refill and this
+  // client's refunds explain is a fixed window resetting: there the refill model, and any
+  // learning from it, does not hold.
+  if (providerGain - Math.max(0, localGain) - rate * dt > capacity / 4) meter.windowed = true;
+  if (meter.windowed) {
+    meter.othersRate = 0;
+    meter.share = 1;
+    target.setShare(meter.name, 1);
+    return;
+  }
   // A provider bucket at capacity says nobody is short of it: let the share recover.
-  const full = truth >= meter.dimension.capacity * 0.99;
-  const sample = full ? 0 : (local - truth) / dt + (1 - meter.share) * rate;
+  const full = truth >= capacity * 0.99;
+  const sample = full ? 0 : (localGain - providerGain) / dt + (1 - meter.share) * rate;
   const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
   meter.othersRate += weight * (sample - meter.othersRate);
   // A dead zone: a lone client's noise must not cost it throughput; a real neighbour shows well above it.

@@ -31,11 +31,16 @@ export interface Meter {
    * (the evidence that several clients read the same remaining), recovering over time.
    */
   headroom: number;
+  /** The provider's level and the local one as the last sync left them. */
+  lastTruth: number;
+  lastSet: number;
+  /** The provider was seen resetting a fixed window on this dimension: no share learning. */
+  windowed: boolean;
 }
 
 /** A new meter for `dimension`. */
 export function createMeter(dimension: Dimension): Meter {
-  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, headroom: 1 };
+  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, headroom: 1, lastTruth: 0, lastSet: 0, windowed: false };
 }
 
 /** What a reservation needs from its limiter. */
