@@ -70,7 +70,7 @@ export class Limiter {
   private readonly host: ReservationHost = {
     // Only into the dimension the reservation was charged on, not one re-added under its name.
     give: (meter, amount) => {
-      if (this.meterByName.get(meter.name) === meter) this.store.give(meter.name, amount);
+      if (!meter.retired) this.store.give(meter.name, amount);
     },
     refunded: () => this.pump(),
     released: (lease) => this.onReleased(lease),
@@ -284,6 +284,7 @@ export class Limiter {
       meter.dimension = dimension;
       return meter;
     });
+    for (const old of this.meterByName.values()) old.retired = !meters.includes(old);
     this.meterByName.clear();
     for (const meter of meters) this.meterByName.set(meter.name, meter);
     this.meters = meters;
@@ -408,6 +409,11 @@ export class Limiter {
   /** Admits from the head of the queue while everything fits; then arms the timer for the new head. */
   private pump(): void {
     if (this.pumping || this.closed) return;
+    if (!this.queue.head) {
+      // The common case after a release or refund: nothing waits.
+      this.headAlarm.clear();
+      return;
+    }
     if (this.shared) {
       this.pumpShared(this.shared);
       return;

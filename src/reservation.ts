@@ -36,11 +36,13 @@ export interface Meter {
   lastSet: number;
   /** The provider was seen resetting a fixed window on this dimension: no share learning. */
   windowed: boolean;
+  /** The dimension was removed or replaced: reservations charged on it settle nowhere. */
+  retired: boolean;
 }
 
 /** A new meter for `dimension`. */
 export function createMeter(dimension: Dimension): Meter {
-  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, headroom: 1, lastTruth: 0, lastSet: 0, windowed: false };
+  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, headroom: 1, lastTruth: 0, lastSet: 0, windowed: false, retired: false };
 }
 
 /** What a reservation needs from its limiter. */
@@ -64,14 +66,16 @@ const neverAborted = new AbortController().signal;
  * concurrency slot, until it settles its actual usage and is released.
  */
 export class Reservation implements SyncOrigin {
-  /** Per meter, what is charged now; `undefined` while it is still the estimate. */
-  private charged: number[] | undefined;
   private done = false;
   /** Inside `run`: headers are held back until the call's usage is settled. */
   private deferring = false;
   private deferred: (() => void)[] | undefined;
-  /** Per meter, its `admitted` total right after this admission. */
-  private readonly marks: readonly number[];
+  /**
+   * One array for two per-meter columns (one allocation per admission): at
+   * `i`, the meter's `admitted` total right after this admission; at `n + i`,
+   * what is charged on it now.
+   */
+  private readonly books: number[];
 
   /** @internal Created by the limiter on admission. */
   constructor(
@@ -90,21 +94,23 @@ export class Reservation implements SyncOrigin {
     private readonly lease?: string,
   ) {
     // Plain loops on the hot path: no closure per admission.
-    const marks = new Array<number>(meters.length);
-    for (let i = 0; i < meters.length; i++) {
+    const n = meters.length;
+    const books = new Array<number>(2 * n);
+    for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
       const cost = costOf(meter.dimension.unit, estimate);
       meter.held += cost;
       meter.admitted += cost;
-      marks[i] = storeMarks ? storeMarks[i]! : meter.admitted;
+      books[i] = storeMarks ? storeMarks[i]! : meter.admitted;
+      books[n + i] = cost;
     }
-    this.marks = marks;
+    this.books = books;
   }
 
   /** @internal */
   markOf(meter: Meter): number | undefined {
     const i = this.meters.indexOf(meter);
-    return i < 0 ? undefined : this.marks[i];
+    return i < 0 ? undefined : this.books[i];
   }
 
   /**
@@ -177,36 +183,29 @@ export class Reservation implements SyncOrigin {
   release(): void {
     if (this.done) return;
     this.done = true;
-    for (let i = 0; i < this.meters.length; i++) this.meters[i]!.held -= this.chargeOf(i);
+    const n = this.meters.length;
+    for (let i = 0; i < n; i++) this.meters[i]!.held -= this.books[n + i]!;
     this.host.released(this.lease);
-  }
-
-  private chargeOf(i: number): number {
-    return this.charged ? this.charged[i]! : costOf(this.meters[i]!.dimension.unit, this.estimate);
   }
 
   /** Moves every charge to what `used` costs (requests stay 1), or to 0 when `used` is undefined (a refund). */
   private recharge(used: Usage | undefined): void {
-    const { meters } = this;
-    let charged = this.charged;
-    if (!charged) {
-      charged = new Array<number>(meters.length);
-      for (let i = 0; i < meters.length; i++) charged[i] = costOf(meters[i]!.dimension.unit, this.estimate);
-    }
+    const { meters, books } = this;
+    const n = meters.length;
     let refunded = false;
-    for (let i = 0; i < meters.length; i++) {
+    for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
       const unit = meter.dimension.unit;
       const next = used === undefined ? 0 : unit === "requests" ? 1 : costOf(unit, used);
-      const delta = charged[i]! - next;
+      const delta = books[n + i]! - next;
       if (delta === 0) continue;
       this.host.give(meter, delta);
       meter.held -= delta;
       meter.admitted -= delta;
-      charged[i] = next;
+      books[n + i] = next;
       if (delta > 0) refunded = true;
     }
-    this.charged = charged;
     if (refunded) this.host.refunded();
   }
+
 }
