@@ -23,17 +23,7 @@ export type {
   Usage,
 } from "./options.js";
 export type { DimensionSnapshot } from "./store/types.js";
-export { parseRateLimitHeaders } from "./headers/index.js";
-export type {
-  HeaderInput,
-  HeaderValue,
-  ParseOptions,
-  ProviderName,
-  RateLimitView,
-  ReportedDimension,
-  ReportedUnit,
-  WindowSource,
-} from "./headers/index.js";
+export * from "./headers/index.js";
 export { classifyFailure } from "./retry-hints.js";
 export type { FailureClass, FailureKind, FailureParts } from "./retry-hints.js";
 export type { RetryOptions } from "./retry.js";

@@ -337,7 +337,7 @@ export class Limiter {
 
   private admit(estimate: Estimate, signal: AbortSignal | undefined, now: number, storeMarks?: readonly number[], lease?: string): Reservation {
     this.inFlight++;
-    return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions, now, storeMarks, lease);
+    return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions, now, this.split, storeMarks, lease);
   }
 
   private enqueue(estimate: Estimate, options: AcquireOptions | undefined): Promise<Reservation> {
@@ -509,8 +509,7 @@ export class Limiter {
 
   private onReleased(lease: string | undefined): void {
     this.inFlight--;
-    this.store.releaseSlot();
-    this.shared?.release(lease);
+    this.store.releaseSlot(lease);
     this.pump();
     this.notifyIdle();
   }

@@ -88,6 +88,8 @@ export class Reservation implements SyncOrigin {
     readonly seq: number,
     /** @internal Monotonic time of admission. */
     readonly admittedAtMs: number,
+    /** @internal Whether the limiter meters input and output apart (usage must then be `{ input, output }`). */
+    private readonly split: boolean,
     /** @internal A shared store's totals right after this booking (they count every replica). */
     storeMarks?: readonly number[],
     /** @internal The shared store's concurrency lease. */
@@ -164,11 +166,9 @@ export class Reservation implements SyncOrigin {
    */
   settle(used: Usage): void {
     if (this.done) throw new ReservationReleasedError();
-    let split = false;
-    for (const meter of this.meters) split ||= meter.dimension.unit === "input" || meter.dimension.unit === "output";
     // A plain token count needs no general check unless input and output are metered apart.
-    const plain = typeof used === "number" && used >= 0 && used !== Infinity && !split;
-    const problem = plain ? undefined : amountProblem("used", used, split);
+    const plain = typeof used === "number" && used >= 0 && used !== Infinity && !this.split;
+    const problem = plain ? undefined : amountProblem("used", used, this.split);
     if (problem) throw problem;
     this.recharge(used);
   }
@@ -196,7 +196,8 @@ export class Reservation implements SyncOrigin {
     for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
       const unit = meter.dimension.unit;
-      const next = used === undefined ? 0 : unit === "requests" ? 1 : costOf(unit, used);
+      // A request still counts one (costOf says so); only a refund gives it back.
+      const next = used === undefined ? 0 : costOf(unit, used);
       const delta = books[n + i]! - next;
       if (delta === 0) continue;
       this.host.give(meter, delta);

@@ -140,7 +140,7 @@ export class SharedAdmission implements Store {
   }
 
   /** A reservation ended: its lease goes back. */
-  release(lease: string | undefined): void {
+  releaseSlot(lease: string | undefined): void {
     if (lease === undefined) return;
     if (lease === LOCAL_LEASE) {
       this.fallback?.releaseSlot();
@@ -219,10 +219,6 @@ export class SharedAdmission implements Store {
     const index = this.indexOf(name);
     if (index < 0) return;
     this.store.pause(this.layout, [index], until - this.clock.now()).catch((error: unknown) => this.onWriteFailure(error));
-  }
-
-  releaseSlot(): void {
-    // Leases go back through `release`, which knows which one.
   }
 
   slotsInUse(): number {

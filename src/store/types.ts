@@ -44,8 +44,8 @@ export interface Store {
   setShare(name: string, share: number): void;
   /** No admission with a positive cost on `name` before monotonic time `until`. */
   pause(name: string, until: number): void;
-  /** Frees one concurrency slot. */
-  releaseSlot(): void;
+  /** Frees one concurrency slot (with a shared store, the reservation's lease). */
+  releaseSlot(lease?: string): void;
   /** Slots in use. */
   slotsInUse(): number;
   /** The current level of every dimension. */
