@@ -6,8 +6,12 @@ import type { Blocker, DimensionSnapshot, Store } from "./types.js";
 
 /** One dimension's bucket: its shape (refill scaled by `share`) and state in one object. */
 interface Bucket extends BucketShape, BucketState {
-  /** The level by this limiter's own count: headers never move it, and never raise `level` above it. */
-  own: BucketState;
+  /**
+   * The level by this limiter's own count, while headers hold `level` below
+   * it: they never move it, and never raise `level` above it. `undefined`:
+   * the two are the same, and admission updates one state instead of two.
+   */
+  own: BucketState | undefined;
   dimension: Dimension;
   /** Refill rate actually used: `dimension.limit * share`. */
   limit: number;
@@ -39,8 +43,7 @@ export class MemoryStore implements Store {
       // A dimension that changed what it counts starts afresh.
       if (kept?.dimension.unit !== dimension.unit) {
         const level = dimension.capacity * this.initialFraction;
-        const own = { level, at: now };
-        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own, share: 1, pausedUntil: 0 };
+        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own: undefined, share: 1, pausedUntil: 0 };
       }
       // Refill the elapsed time at the old rate before the new shape applies.
       refill(kept, now);
@@ -49,7 +52,7 @@ export class MemoryStore implements Store {
       kept.windowMs = dimension.windowMs;
       kept.capacity = dimension.capacity;
       kept.level = Math.min(kept.level, dimension.capacity);
-      kept.own.level = Math.min(kept.own.level, dimension.capacity);
+      if (kept.own) kept.own.level = Math.min(kept.own.level, dimension.capacity);
       return kept;
     });
     this.byName.clear();
@@ -71,7 +74,7 @@ export class MemoryStore implements Store {
       const bucket = buckets[i]!;
       const cost = costOf(bucket.dimension.unit, estimate);
       bucket.level -= cost;
-      bucket.own.level -= cost;
+      if (bucket.own) bucket.own.level -= cost;
     }
     this.inUse++;
     return true;
@@ -106,7 +109,7 @@ export class MemoryStore implements Store {
     // absorb it in refill it never had room for.
     if (amount < 0) refill(bucket, this.clock.now());
     bucket.level = Math.min(bucket.level + amount, bucket.capacity);
-    bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
+    if (bucket.own) bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
   }
 
   level(name: string): number | undefined {
@@ -118,14 +121,18 @@ export class MemoryStore implements Store {
     const bucket = this.byName.get(name);
     if (!bucket) return;
     refill(bucket, this.clock.now());
-    if (level < bucket.level) bucket.level = level;
+    if (level < bucket.level) setBelowOwn(bucket, level);
   }
 
   resync(name: string, level: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
     refill(bucket, this.clock.now());
-    bucket.level = Math.min(bucket.own.level, level);
+    const own = bucket.own?.level ?? bucket.level;
+    if (level >= own) {
+      bucket.level = own;
+      bucket.own = undefined;
+    } else setBelowOwn(bucket, level);
   }
 
   setShare(name: string, share: number): void {
@@ -160,8 +167,17 @@ export class MemoryStore implements Store {
   }
 }
 
-/** Refills both the level and the own count to `now`. */
+/** Refills both the level and the own count to `now`; once both are full they are one again. */
 function refill(bucket: Bucket, now: number): void {
-  advance(bucket, bucket.own, now);
   advance(bucket, bucket, now);
+  const own = bucket.own;
+  if (!own) return;
+  advance(bucket, own, now);
+  if (bucket.level >= own.level) bucket.own = undefined;
+}
+
+/** Sets a level below the own count, which starts being kept apart if it was not. */
+function setBelowOwn(bucket: Bucket, level: number): void {
+  bucket.own ??= { level: bucket.level, at: bucket.at };
+  bucket.level = level;
 }
