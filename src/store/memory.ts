@@ -1,4 +1,4 @@
-import { advance, covers, levelAt, msUntilCovered, type BucketShape, type BucketState } from "../bucket.js";
+import { advance, covers, msUntilCovered, type BucketShape, type BucketState } from "../bucket.js";
 import type { Clock } from "../clock.js";
 import { costOf, type Dimension } from "../dimensions.js";
 import type { Estimate } from "../options.js";
@@ -17,6 +17,16 @@ interface Bucket extends BucketShape, BucketState {
   share: number;
   /** No admission with a positive cost before this monotonic time. */
   pausedUntil: number;
+  /** Learned from headers: the provider meters this dimension in fixed windows, not as a bucket. */
+  window: FixedWindow | undefined;
+}
+
+/** A fixed window's timing: nothing refills until `resetAt`, then the level is the whole capacity again. */
+interface FixedWindow {
+  /** When the current window began (charges made before it are no longer counted). */
+  startedAt: number;
+  resetAt: number;
+  periodMs: number;
 }
 
 /** Bucket state in this process: synchronous, so admission allocates nothing. */
@@ -40,12 +50,12 @@ export class MemoryStore implements Store {
       if (kept?.dimension.unit !== dimension.unit) {
         const level = dimension.capacity * this.initialFraction;
         const own = { level, at: now };
-        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own, share: 1, pausedUntil: 0 };
+        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own, share: 1, pausedUntil: 0, window: undefined };
       }
       // Refill the elapsed time at the old rate before the new shape applies.
       refill(kept, now);
       kept.dimension = dimension;
-      kept.limit = dimension.limit * kept.share;
+      kept.limit = refillRate(kept);
       kept.windowMs = dimension.windowMs;
       kept.capacity = dimension.capacity;
       kept.level = Math.min(kept.level, dimension.capacity);
@@ -84,7 +94,8 @@ export class MemoryStore implements Store {
     for (const bucket of this.buckets) {
       const cost = costOf(bucket.dimension.unit, estimate);
       const paused = cost > 0 ? bucket.pausedUntil - now : 0;
-      const wait = Math.max(msUntilCovered(bucket, bucket, now, cost), paused);
+      const refilled = msUntilCovered(bucket, bucket, now, cost);
+      const wait = Math.max(bucket.window && refilled > 0 ? bucket.window.resetAt - now : refilled, paused);
       if (wait > waitMs) {
         waitMs = wait;
         dimension = bucket.dimension.name;
@@ -96,9 +107,14 @@ export class MemoryStore implements Store {
     return { dimension, waitMs };
   }
 
-  give(name: string, amount: number): void {
+  give(name: string, amount: number, chargedAt?: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
+    if (bucket.window) {
+      refill(bucket, this.clock.now());
+      // A window that has ended took its count with it: refunding its charges would over-grant.
+      if (amount > 0 && chargedAt !== undefined && chargedAt < bucket.window.startedAt) return;
+    }
     // A refund can be added as of the bucket's last update: levels are capped
     // when read, and min(cap, min(cap, l + r·t1) + a + r·t2) equals
     // min(cap, l + a + r·(t1 + t2)) for a >= 0, so no clock read is needed. An
@@ -111,7 +127,9 @@ export class MemoryStore implements Store {
 
   level(name: string): number | undefined {
     const bucket = this.byName.get(name);
-    return bucket && levelAt(bucket, bucket, this.clock.now());
+    if (!bucket) return undefined;
+    refill(bucket, this.clock.now());
+    return bucket.level;
   }
 
   lower(name: string, level: number): void {
@@ -133,7 +151,28 @@ export class MemoryStore implements Store {
     if (!bucket) return;
     refill(bucket, this.clock.now());
     bucket.share = share;
-    bucket.limit = bucket.dimension.limit * share;
+    bucket.limit = refillRate(bucket);
+  }
+
+  alignWindow(name: string, startedBy: number, periodMs: number): void {
+    const bucket = this.byName.get(name);
+    if (!bucket) return;
+    const now = this.clock.now();
+    refill(bucket, now);
+    const window = bucket.window;
+    // A reading of a window that already ended (a response stamped before the boundary) changes nothing.
+    if (window && startedBy <= window.startedAt - periodMs / 2) return;
+    if (!window || startedBy >= window.startedAt + periodMs / 2) {
+      // A newer window than the one kept here: it began already; the sync that follows sets the level.
+      bucket.window = { startedAt: startedBy, resetAt: startedBy + periodMs, periodMs };
+      bucket.level = bucket.own.level = bucket.capacity;
+      bucket.limit = 0;
+      refill(bucket, now);
+      return;
+    }
+    // The same window: each reading is a bound on when it ends; the earliest is the tightest.
+    window.resetAt = Math.min(window.resetAt, startedBy + periodMs);
+    window.periodMs = periodMs;
   }
 
   pause(name: string, until: number): void {
@@ -154,14 +193,34 @@ export class MemoryStore implements Store {
     const view: Record<string, DimensionSnapshot> = {};
     for (const bucket of this.buckets) {
       const { name, limit, windowMs, capacity } = bucket.dimension;
-      view[name] = { limit, windowMs, capacity, available: levelAt(bucket, bucket, now) };
+      refill(bucket, now);
+      const available = bucket.level;
+      view[name] = bucket.window ? { limit, windowMs, capacity, available, resetInMs: bucket.window.resetAt - now } : { limit, windowMs, capacity, available };
     }
     return view;
   }
 }
 
-/** Refills both the level and the own count to `now`. */
+/** The rate the level refills at: its share of the dimension's, none inside a fixed window. */
+function refillRate(bucket: Bucket): number {
+  return bucket.window ? 0 : bucket.dimension.limit * bucket.share;
+}
+
+/**
+ * Refills the level and the own count to `now`. The own count refills at the
+ * full rate: it is what this limiter alone would leave, so a share learned
+ * too low costs refill only until the next sync lifts the level back to it.
+ * A fixed window that ended restores both to the whole capacity.
+ */
 function refill(bucket: Bucket, now: number): void {
-  advance(bucket, bucket.own, now);
+  const window = bucket.window;
+  if (window && now >= window.resetAt) {
+    const periods = Math.floor((now - window.resetAt) / window.periodMs);
+    window.startedAt = window.resetAt + periods * window.periodMs;
+    window.resetAt = window.startedAt + window.periodMs;
+    bucket.level = bucket.own.level = bucket.capacity;
+    bucket.at = bucket.own.at = now;
+  }
+  advance(bucket.dimension, bucket.own, now);
   advance(bucket, bucket, now);
 }
