@@ -1,4 +1,4 @@
-import type { ReportedDimension } from "./headers/types.js";
+import type { ProviderName, ReportedDimension } from "./headers/types.js";
 import type { Meter } from "./reservation.js";
 
 /**
@@ -51,14 +51,14 @@ function resetPointsAtBoundary(reported: ReportedDimension): boolean {
 /**
  * Reads what a response says about fixed windows on `meter`, marking it
  * windowed once the headers show one: a reset that points at a boundary
- * rather than at the time to refill, or (with no reset, as Azure sends) a
- * level that jumps back up by more than refill and this client's refunds
- * explain. `providerGain` and `localGain` are how the provider's and the local
+ * rather than at the time to refill, Azure's sub-window allowance (sent with
+ * no reset), or a level that jumps back up by more than refill and this
+ * client's refunds explain; such a jump is also when a window began. `providerGain` and `localGain` are how the provider's and the local
  * level moved since the last sync, `dt` how long ago that was.
  * Returns where the provider's current window began at the latest, when this
  * response tells it.
  */
-export function readWindow(meter: Meter, reported: ReportedDimension, moved: { providerGain: number; localGain: number; dt: number } | undefined, now: number): WindowReading | undefined {
+export function readWindow(meter: Meter, reported: ReportedDimension, provider: ProviderName | "unknown", moved: { providerGain: number; localGain: number; dt: number } | undefined, now: number): WindowReading | undefined {
   const periodMs = windowPeriodMs(meter);
   if (reported.resetMs !== undefined && reported.windowSource === "dialect") {
     if (!meter.windowed && !resetPointsAtBoundary(reported)) return undefined;
@@ -66,9 +66,13 @@ export function readWindow(meter: Meter, reported: ReportedDimension, moved: { p
     // Stamped at the latest now: the boundary is at or before now + reset (+1 ms for rounding to the ms).
     return { startedBy: now + reported.resetMs + 1 - periodMs, periodMs };
   }
-  if (moved === undefined || reported.resetMs !== undefined) return undefined;
+  if (reported.resetMs !== undefined) return undefined;
+  // Azure documents sub-windows; what it reports without a reset is one (see LearnedLimits).
+  if (provider === "azure") meter.windowed = true;
+  if (moved === undefined) return undefined;
   const { limit, windowMs, capacity } = meter.dimension;
-  const unexplained = moved.providerGain - Math.max(0, moved.localGain) - (moved.dt * limit) / windowMs;
+  const refilled = meter.windowed ? 0 : (moved.dt * limit) / windowMs;
+  const unexplained = moved.providerGain - Math.max(0, moved.localGain) - refilled;
   if (unexplained <= capacity * JUMP_FRACTION) return undefined;
   meter.windowed = true;
   // The jump happened since the last response: the window began at or before now.

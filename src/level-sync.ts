@@ -68,20 +68,17 @@ export function syncLevels(view: RateLimitView, meters: readonly Meter[], target
     const unseen = meter.admitted - (origin.markOf(meter) ?? 0);
     const local = target.level(meter.name);
     if (local === undefined) continue;
-    const bucketTruth = remainingNow(meter, reported.remaining, unseen, origin, now);
+    // In a fixed window nothing refills before the boundary: what is left is the remaining less what was drawn since.
+    const truthOf = (): number =>
+      meter.windowed ? Math.max(0, Math.min(reported.remaining!, reported.remaining! - unseen)) : remainingNow(meter, reported.remaining!, unseen, origin, now);
     const last = meter.lastSyncAt;
     meter.lastSyncAt = now;
-    const moved = last === undefined || now <= last ? undefined : { providerGain: bucketTruth - meter.lastTruth, localGain: local - meter.lastSet, dt: now - last };
-    const window = readWindow(meter, reported, moved, now);
+    const moved = last === undefined || now <= last ? undefined : { providerGain: truthOf() - meter.lastTruth, localGain: local - meter.lastSet, dt: now - last };
+    const window = readWindow(meter, reported, view.provider, moved, now);
     recoverHeadroom(meter, moved?.dt);
-    let truth = bucketTruth;
-    if (meter.windowed) {
-      // Nothing refills before the boundary: what is left is the remaining less what was drawn since.
-      truth = Math.max(0, Math.min(reported.remaining, reported.remaining - unseen));
-      if (window) target.alignWindow(meter.name, window.startedBy, window.periodMs);
-    } else if (moved) {
-      learnShare(meter, target, moved);
-    }
+    const truth = truthOf();
+    if (window) target.alignWindow(meter.name, window.startedBy, window.periodMs);
+    else if (moved && !meter.windowed) learnShare(meter, target, moved);
     meter.syncedSeq = origin.seq;
     // Every client on a shared key sees the same headroom: after 429s, take only part of it.
     const set = truth * meter.headroom;
