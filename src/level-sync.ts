@@ -1,4 +1,5 @@
 import type { RateLimitView } from "./headers/types.js";
+import { readWindow } from "./fixed-window.js";
 import type { Meter } from "./reservation.js";
 
 /** What a header-carrying response is tied to: the admission that sent it. */
@@ -33,6 +34,8 @@ export interface SyncTarget {
   level(name: string): number | undefined;
   resync(name: string, level: number): void;
   setShare(name: string, share: number): void;
+  /** The provider meters `name` in fixed windows of `periodMs`, the current one begun at or before `startedBy`. */
+  alignWindow(name: string, startedBy: number, periodMs: number): void;
 }
 
 /** Where header sync lowers levels held by a shared store. */
@@ -63,11 +66,19 @@ export function syncLevels(view: RateLimitView, meters: readonly Meter[], target
     const reported = view.dimensions[meter.name];
     if (reported?.remaining === undefined || origin.seq < meter.syncedSeq) continue;
     const unseen = meter.admitted - (origin.markOf(meter) ?? 0);
-    const truth = remainingNow(meter, reported.remaining, unseen, origin, now);
     const local = target.level(meter.name);
     if (local === undefined) continue;
-    recoverHeadroom(meter, now);
-    learnShare(meter, target, local, truth, now);
+    // In a fixed window nothing refills before the boundary: what is left is the remaining less what was drawn since.
+    const truthOf = (): number =>
+      meter.windowed ? Math.max(0, Math.min(reported.remaining!, reported.remaining! - unseen)) : remainingNow(meter, reported.remaining!, unseen, origin, now);
+    const last = meter.lastSyncAt;
+    meter.lastSyncAt = now;
+    const moved = last === undefined || now <= last ? undefined : { providerGain: truthOf() - meter.lastTruth, localGain: local - meter.lastSet, dt: now - last };
+    const window = readWindow(meter, reported, view.provider, moved, now);
+    recoverHeadroom(meter, moved?.dt);
+    const truth = truthOf();
+    if (window) target.alignWindow(meter.name, window.startedBy, window.periodMs);
+    else if (moved && !meter.windowed) learnShare(meter, target, moved);
     meter.syncedSeq = origin.seq;
     // Every client on a shared key sees the same headroom: after 429s, take only part of it.
     const set = truth * meter.headroom;
@@ -77,40 +88,24 @@ export function syncLevels(view: RateLimitView, meters: readonly Meter[], target
   }
 }
 
-/** The headroom taken grows back toward all of it while no 429 cuts it (the learner's clock). */
-function recoverHeadroom(meter: Meter, now: number): void {
-  if (meter.lastSyncAt === undefined || now <= meter.lastSyncAt) return;
-  meter.headroom += (1 - meter.headroom) * (1 - Math.exp(-(now - meter.lastSyncAt) / HEADROOM_RECOVERY_MS));
+/** The headroom taken grows back toward all of it while no 429 cuts it, over `dt` since the last sync. */
+function recoverHeadroom(meter: Meter, dt: number | undefined): void {
+  if (dt === undefined) return;
+  meter.headroom += (1 - meter.headroom) * (1 - Math.exp(-dt / HEADROOM_RECOVERY_MS));
 }
 
 /**
- * Since the last sync the local level moved by `local - lastSet` and the
- * provider's by `truth - lastTruth`; the local one ran ahead by what others
+ * Since the last sync the local level moved by `localGain` and the
+ * provider's by `providerGain`; the local one ran ahead by what others
  * drew, less the part of the rate it did not refill (it refills at `share`).
  * Noise in either direction averages out, so samples stay signed; a
  * time-weighted average of their rate sets the local refill share.
  */
-function learnShare(meter: Meter, target: SyncTarget, local: number, truth: number, now: number): void {
-  const last = meter.lastSyncAt;
-  meter.lastSyncAt = now;
-  if (last === undefined || now <= last) return;
-  const dt = now - last;
+function learnShare(meter: Meter, target: SyncTarget, { providerGain, localGain, dt }: { providerGain: number; localGain: number; dt: number }): void {
   const { limit, windowMs, capacity } = meter.dimension;
   const rate = limit / windowMs;
-  const providerGain = truth - meter.lastTruth;
-  const localGain = local - meter.lastSet;
-  // A provider level that jumps by more than a quarter of its capacity beyond what refill and this
-  // client's refunds explain is a fixed window resetting: there the refill model, and any
-  // learning from it, does not hold.
-  if (providerGain - Math.max(0, localGain) - rate * dt > capacity / 4) meter.windowed = true;
-  if (meter.windowed) {
-    meter.othersRate = 0;
-    meter.share = 1;
-    target.setShare(meter.name, 1);
-    return;
-  }
   // A provider bucket at capacity says nobody is short of it: let the share recover.
-  const full = truth >= capacity * 0.99;
+  const full = meter.lastTruth + providerGain >= capacity * 0.99;
   const sample = full ? 0 : (localGain - providerGain) / dt + (1 - meter.share) * rate;
   const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
   meter.othersRate += weight * (sample - meter.othersRate);

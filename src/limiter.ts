@@ -69,8 +69,8 @@ export class Limiter {
   private idleResolvers: (() => void)[] = [];
   private readonly host: ReservationHost = {
     // Only into the dimension the reservation was charged on, not one re-added under its name.
-    give: (meter, amount) => {
-      if (!meter.retired) this.store.give(meter.name, amount);
+    give: (meter, amount, chargedAt) => {
+      if (!meter.retired) this.store.give(meter.name, amount, chargedAt);
     },
     refunded: () => this.pump(),
     released: (lease) => this.onReleased(lease),

@@ -34,7 +34,7 @@ export interface Meter {
   /** The provider's level and the local one as the last sync left them. */
   lastTruth: number;
   lastSet: number;
-  /** The provider was seen resetting a fixed window on this dimension: no share learning. */
+  /** The headers showed the provider metering this dimension in fixed windows: no share learning. */
   windowed: boolean;
   /** The dimension was removed or replaced: reservations charged on it settle nowhere. */
   retired: boolean;
@@ -47,8 +47,8 @@ export function createMeter(dimension: Dimension): Meter {
 
 /** What a reservation needs from its limiter. */
 export interface ReservationHost {
-  /** Adds `amount` back to the meter's dimension (negative: charges more). */
-  give(meter: Meter, amount: number): void;
+  /** Adds `amount` back to the meter's dimension (negative: charges more) for a charge made at `chargedAt`. */
+  give(meter: Meter, amount: number, chargedAt: number): void;
   /** Capacity came back: admission may proceed. */
   refunded(): void;
   /** The reservation ended: free its slot (and its shared-store lease). */
@@ -200,7 +200,7 @@ export class Reservation implements SyncOrigin {
       const next = used === undefined ? 0 : costOf(unit, used);
       const delta = books[n + i]! - next;
       if (delta === 0) continue;
-      this.host.give(meter, delta);
+      this.host.give(meter, delta, this.admittedAtMs);
       meter.held -= delta;
       meter.admitted -= delta;
       books[n + i] = next;

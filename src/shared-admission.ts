@@ -215,6 +215,10 @@ export class SharedAdmission implements Store {
     // Every replica draws on the same shared bucket: there is no other client's share to learn.
   }
 
+  alignWindow(): void {
+    // The shared buckets stay continuous: their Lua scripts know no windows.
+  }
+
   pause(name: string, until: number): void {
     const index = this.indexOf(name);
     if (index < 0) return;

@@ -1,4 +1,4 @@
-import { advance, covers, levelAt, msUntilCovered, type BucketShape, type BucketState } from "../bucket.js";
+import { advance, covers, msUntilCovered, type BucketShape, type BucketState } from "../bucket.js";
 import type { Clock } from "../clock.js";
 import { costOf, type Dimension } from "../dimensions.js";
 import type { Estimate } from "../options.js";
@@ -6,12 +6,8 @@ import type { Blocker, DimensionSnapshot, Store } from "./types.js";
 
 /** One dimension's bucket: its shape (refill scaled by `share`) and state in one object. */
 interface Bucket extends BucketShape, BucketState {
-  /**
-   * The level by this limiter's own count, while headers hold `level` below
-   * it: they never move it, and never raise `level` above it. `undefined`:
-   * the two are the same, and admission updates one state instead of two.
-   */
-  own: BucketState | undefined;
+  /** The level by this limiter's own count: headers never move it, and never raise `level` above it. */
+  own: BucketState;
   dimension: Dimension;
   /** Refill rate actually used: `dimension.limit * share`. */
   limit: number;
@@ -21,6 +17,16 @@ interface Bucket extends BucketShape, BucketState {
   share: number;
   /** No admission with a positive cost before this monotonic time. */
   pausedUntil: number;
+  /** Learned from headers: the provider meters this dimension in fixed windows, not as a bucket. */
+  window: FixedWindow | undefined;
+}
+
+/** A fixed window's timing: nothing refills until `resetAt`, then the level is the whole capacity again. */
+interface FixedWindow {
+  /** When the current window began (charges made before it are no longer counted). */
+  startedAt: number;
+  resetAt: number;
+  periodMs: number;
 }
 
 /** Bucket state in this process: synchronous, so admission allocates nothing. */
@@ -43,16 +49,17 @@ export class MemoryStore implements Store {
       // A dimension that changed what it counts starts afresh.
       if (kept?.dimension.unit !== dimension.unit) {
         const level = dimension.capacity * this.initialFraction;
-        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own: undefined, share: 1, pausedUntil: 0 };
+        const own = { level, at: now };
+        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own, share: 1, pausedUntil: 0, window: undefined };
       }
       // Refill the elapsed time at the old rate before the new shape applies.
       refill(kept, now);
       kept.dimension = dimension;
-      kept.limit = dimension.limit * kept.share;
+      kept.limit = refillRate(kept);
       kept.windowMs = dimension.windowMs;
       kept.capacity = dimension.capacity;
       kept.level = Math.min(kept.level, dimension.capacity);
-      if (kept.own) kept.own.level = Math.min(kept.own.level, dimension.capacity);
+      kept.own.level = Math.min(kept.own.level, dimension.capacity);
       return kept;
     });
     this.byName.clear();
@@ -74,7 +81,7 @@ export class MemoryStore implements Store {
       const bucket = buckets[i]!;
       const cost = costOf(bucket.dimension.unit, estimate);
       bucket.level -= cost;
-      if (bucket.own) bucket.own.level -= cost;
+      bucket.own.level -= cost;
     }
     this.inUse++;
     return true;
@@ -87,7 +94,8 @@ export class MemoryStore implements Store {
     for (const bucket of this.buckets) {
       const cost = costOf(bucket.dimension.unit, estimate);
       const paused = cost > 0 ? bucket.pausedUntil - now : 0;
-      const wait = Math.max(msUntilCovered(bucket, bucket, now, cost), paused);
+      const refilled = msUntilCovered(bucket, bucket, now, cost);
+      const wait = Math.max(bucket.window && refilled > 0 ? bucket.window.resetAt - now : refilled, paused);
       if (wait > waitMs) {
         waitMs = wait;
         dimension = bucket.dimension.name;
@@ -99,9 +107,14 @@ export class MemoryStore implements Store {
     return { dimension, waitMs };
   }
 
-  give(name: string, amount: number): void {
+  give(name: string, amount: number, chargedAt?: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
+    if (bucket.window) {
+      refill(bucket, this.clock.now());
+      // A window that has ended took its count with it: refunding its charges would over-grant.
+      if (amount > 0 && chargedAt !== undefined && chargedAt < bucket.window.startedAt) return;
+    }
     // A refund can be added as of the bucket's last update: levels are capped
     // when read, and min(cap, min(cap, l + r·t1) + a + r·t2) equals
     // min(cap, l + a + r·(t1 + t2)) for a >= 0, so no clock read is needed. An
@@ -109,30 +122,28 @@ export class MemoryStore implements Store {
     // absorb it in refill it never had room for.
     if (amount < 0) refill(bucket, this.clock.now());
     bucket.level = Math.min(bucket.level + amount, bucket.capacity);
-    if (bucket.own) bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
+    bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
   }
 
   level(name: string): number | undefined {
     const bucket = this.byName.get(name);
-    return bucket && levelAt(bucket, bucket, this.clock.now());
+    if (!bucket) return undefined;
+    refill(bucket, this.clock.now());
+    return bucket.level;
   }
 
   lower(name: string, level: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
     refill(bucket, this.clock.now());
-    if (level < bucket.level) setBelowOwn(bucket, level);
+    if (level < bucket.level) bucket.level = level;
   }
 
   resync(name: string, level: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
     refill(bucket, this.clock.now());
-    const own = bucket.own?.level ?? bucket.level;
-    if (level >= own) {
-      bucket.level = own;
-      bucket.own = undefined;
-    } else setBelowOwn(bucket, level);
+    bucket.level = Math.min(bucket.own.level, level);
   }
 
   setShare(name: string, share: number): void {
@@ -140,7 +151,28 @@ export class MemoryStore implements Store {
     if (!bucket) return;
     refill(bucket, this.clock.now());
     bucket.share = share;
-    bucket.limit = bucket.dimension.limit * share;
+    bucket.limit = refillRate(bucket);
+  }
+
+  alignWindow(name: string, startedBy: number, periodMs: number): void {
+    const bucket = this.byName.get(name);
+    if (!bucket) return;
+    const now = this.clock.now();
+    refill(bucket, now);
+    const window = bucket.window;
+    // A reading of a window that already ended (a response stamped before the boundary) changes nothing.
+    if (window && startedBy <= window.startedAt - periodMs / 2) return;
+    if (!window || startedBy >= window.startedAt + periodMs / 2) {
+      // A newer window than the one kept here: it began already; the sync that follows sets the level.
+      bucket.window = { startedAt: startedBy, resetAt: startedBy + periodMs, periodMs };
+      bucket.level = bucket.own.level = bucket.capacity;
+      bucket.limit = 0;
+      refill(bucket, now);
+      return;
+    }
+    // The same window: each reading is a bound on when it ends; the earliest is the tightest.
+    window.resetAt = Math.min(window.resetAt, startedBy + periodMs);
+    window.periodMs = periodMs;
   }
 
   pause(name: string, until: number): void {
@@ -161,23 +193,34 @@ export class MemoryStore implements Store {
     const view: Record<string, DimensionSnapshot> = {};
     for (const bucket of this.buckets) {
       const { name, limit, windowMs, capacity } = bucket.dimension;
-      view[name] = { limit, windowMs, capacity, available: levelAt(bucket, bucket, now) };
+      refill(bucket, now);
+      const available = bucket.level;
+      view[name] = bucket.window ? { limit, windowMs, capacity, available, resetInMs: bucket.window.resetAt - now } : { limit, windowMs, capacity, available };
     }
     return view;
   }
 }
 
-/** Refills both the level and the own count to `now`; once both are full they are one again. */
-function refill(bucket: Bucket, now: number): void {
-  advance(bucket, bucket, now);
-  const own = bucket.own;
-  if (!own) return;
-  advance(bucket, own, now);
-  if (bucket.level >= own.level) bucket.own = undefined;
+/** The rate the level refills at: its share of the dimension's, none inside a fixed window. */
+function refillRate(bucket: Bucket): number {
+  return bucket.window ? 0 : bucket.dimension.limit * bucket.share;
 }
 
-/** Sets a level below the own count, which starts being kept apart if it was not. */
-function setBelowOwn(bucket: Bucket, level: number): void {
-  bucket.own ??= { level: bucket.level, at: bucket.at };
-  bucket.level = level;
+/**
+ * Refills the level and the own count to `now`. The own count refills at the
+ * full rate: it is what this limiter alone would leave, so a share learned
+ * too low costs refill only until the next sync lifts the level back to it.
+ * A fixed window that ended restores both to the whole capacity.
+ */
+function refill(bucket: Bucket, now: number): void {
+  const window = bucket.window;
+  if (window && now >= window.resetAt) {
+    const periods = Math.floor((now - window.resetAt) / window.periodMs);
+    window.startedAt = window.resetAt + periods * window.periodMs;
+    window.resetAt = window.startedAt + window.periodMs;
+    bucket.level = bucket.own.level = bucket.capacity;
+    bucket.at = bucket.own.at = now;
+  }
+  advance(bucket.dimension, bucket.own, now);
+  advance(bucket, bucket, now);
 }

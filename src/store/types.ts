@@ -16,6 +16,12 @@ export interface DimensionSnapshot {
   readonly capacity: number;
   /** Current level; negative while the dimension is in debt. */
   readonly available: number;
+  /**
+   * Present once the headers showed that the provider meters this dimension in
+   * fixed windows: milliseconds until the current window ends and the level is
+   * the whole capacity again.
+   */
+  readonly resetInMs?: number;
 }
 
 /**
@@ -29,8 +35,11 @@ export interface Store {
   take(estimate: Estimate, now: number): boolean;
   /** What keeps `estimate` out now (call after `take` said no). */
   blocker(estimate: Estimate): Blocker;
-  /** Adds `amount` to dimension `name` (a refund; negative: an extra charge), capped at capacity. Unknown names are ignored. */
-  give(name: string, amount: number): void;
+  /**
+   * Adds `amount` to dimension `name` (a refund; negative: an extra charge), capped at capacity. Unknown names are ignored.
+   * `chargedAt` is when the charge was made: a fixed window that has ended since forgets it.
+   */
+  give(name: string, amount: number, chargedAt?: number): void;
   /** Current level of dimension `name` (refilled to now), if it exists. */
   level(name: string): number | undefined;
   /** Lowers dimension `name` to at most `level`; never raises it. */
@@ -42,6 +51,12 @@ export interface Store {
   resync(name: string, level: number): void;
   /** Refills dimension `name` at `share` (0..1] of its rate: other clients draw on the same key. */
   setShare(name: string, share: number): void;
+  /**
+   * The provider meters dimension `name` in fixed windows of `periodMs`, the
+   * current one begun at or before monotonic time `startedBy`: nothing refills
+   * until it ends, then the level is the whole capacity.
+   */
+  alignWindow(name: string, startedBy: number, periodMs: number): void;
   /** No admission with a positive cost on `name` before monotonic time `until`. */
   pause(name: string, until: number): void;
   /** Frees one concurrency slot (with a shared store, the reservation's lease). */
