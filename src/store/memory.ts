@@ -6,8 +6,13 @@ import type { Blocker, DimensionSnapshot, Store } from "./types.js";
 
 /** One dimension's bucket: its shape (refill scaled by `share`) and state in one object. */
 interface Bucket extends BucketShape, BucketState {
-  /** The level by this limiter's own count: headers never move it, and never raise `level` above it. */
-  own: BucketState;
+  /**
+   * The level by this limiter's own count, refilled at the full rate: what it
+   * alone would leave. Headers never move it, and never raise `level` above
+   * it. `undefined` while it equals `level` and both refill alike (full share,
+   * no window): admission then updates one state instead of two.
+   */
+  own: BucketState | undefined;
   dimension: Dimension;
   /** Refill rate actually used: `dimension.limit * share`. */
   limit: number;
@@ -49,8 +54,7 @@ export class MemoryStore implements Store {
       // A dimension that changed what it counts starts afresh.
       if (kept?.dimension.unit !== dimension.unit) {
         const level = dimension.capacity * this.initialFraction;
-        const own = { level, at: now };
-        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own, share: 1, pausedUntil: 0, window: undefined };
+        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own: undefined, share: 1, pausedUntil: 0, window: undefined };
       }
       // Refill the elapsed time at the old rate before the new shape applies.
       refill(kept, now);
@@ -59,7 +63,7 @@ export class MemoryStore implements Store {
       kept.windowMs = dimension.windowMs;
       kept.capacity = dimension.capacity;
       kept.level = Math.min(kept.level, dimension.capacity);
-      kept.own.level = Math.min(kept.own.level, dimension.capacity);
+      if (kept.own) kept.own.level = Math.min(kept.own.level, dimension.capacity);
       return kept;
     });
     this.byName.clear();
@@ -81,7 +85,7 @@ export class MemoryStore implements Store {
       const bucket = buckets[i]!;
       const cost = costOf(bucket.dimension.unit, estimate);
       bucket.level -= cost;
-      bucket.own.level -= cost;
+      if (bucket.own) bucket.own.level -= cost;
     }
     this.inUse++;
     return true;
@@ -122,7 +126,7 @@ export class MemoryStore implements Store {
     // absorb it in refill it never had room for.
     if (amount < 0) refill(bucket, this.clock.now());
     bucket.level = Math.min(bucket.level + amount, bucket.capacity);
-    bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
+    if (bucket.own) bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
   }
 
   level(name: string): number | undefined {
@@ -136,14 +140,16 @@ export class MemoryStore implements Store {
     const bucket = this.byName.get(name);
     if (!bucket) return;
     refill(bucket, this.clock.now());
-    if (level < bucket.level) bucket.level = level;
+    if (level < bucket.level) setBelowOwn(bucket, level);
   }
 
   resync(name: string, level: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
     refill(bucket, this.clock.now());
-    bucket.level = Math.min(bucket.own.level, level);
+    const own = bucket.own?.level ?? bucket.level;
+    if (level < own) setBelowOwn(bucket, level);
+    else bucket.level = own;
   }
 
   setShare(name: string, share: number): void {
@@ -152,6 +158,7 @@ export class MemoryStore implements Store {
     refill(bucket, this.clock.now());
     bucket.share = share;
     bucket.limit = refillRate(bucket);
+    keepOwnApart(bucket);
   }
 
   alignWindow(name: string, startedBy: number, periodMs: number): void {
@@ -165,8 +172,10 @@ export class MemoryStore implements Store {
     if (!window || startedBy >= window.startedAt + periodMs / 2) {
       // A newer window than the one kept here: it began already; the sync that follows sets the level.
       bucket.window = { startedAt: startedBy, resetAt: startedBy + periodMs, periodMs };
-      bucket.level = bucket.own.level = bucket.capacity;
+      bucket.level = bucket.capacity;
+      if (bucket.own) bucket.own.level = bucket.capacity;
       bucket.limit = 0;
+      keepOwnApart(bucket);
       refill(bucket, now);
       return;
     }
@@ -213,14 +222,32 @@ function refillRate(bucket: Bucket): number {
  * A fixed window that ended restores both to the whole capacity.
  */
 function refill(bucket: Bucket, now: number): void {
-  const window = bucket.window;
+  const { window, own } = bucket;
   if (window && now >= window.resetAt) {
     const periods = Math.floor((now - window.resetAt) / window.periodMs);
     window.startedAt = window.resetAt + periods * window.periodMs;
     window.resetAt = window.startedAt + window.periodMs;
-    bucket.level = bucket.own.level = bucket.capacity;
-    bucket.at = bucket.own.at = now;
+    bucket.level = bucket.capacity;
+    bucket.at = now;
+    if (own) {
+      own.level = bucket.capacity;
+      own.at = now;
+    }
   }
-  advance(bucket.dimension, bucket.own, now);
   advance(bucket, bucket, now);
+  if (!own) return;
+  advance(bucket.dimension, own, now);
+  // Refilled alike and caught up: one state serves again.
+  if (bucket.level >= own.level && bucket.limit === bucket.dimension.limit) bucket.own = undefined;
+}
+
+/** Starts keeping the own count apart (as the level is now) once the two no longer move together. */
+function keepOwnApart(bucket: Bucket): void {
+  if (bucket.own === undefined && bucket.limit !== bucket.dimension.limit) bucket.own = { level: bucket.level, at: bucket.at };
+}
+
+/** Sets a level below the own count, which starts being kept apart if it was not. */
+function setBelowOwn(bucket: Bucket, level: number): void {
+  bucket.own ??= { level: bucket.level, at: bucket.at };
+  bucket.level = level;
 }
