@@ -5,7 +5,7 @@ import { LimiterClosedError, QueueFullError, RequestTooLargeError, WaitTimeoutEr
 import type { AcquireOptions, Estimate, LimitChanges, LimiterOptions, Limits, RunOptions, RunResult, SyncOptions } from "./options.js";
 import { DeadlineHeap, Fifo } from "./queue.js";
 import { parseRateLimitHeaders } from "./headers/parse.js";
-import type { HeaderInput, ProviderName, RateLimitView } from "./headers/types.js";
+import type { HeaderInput, ParseOptions, ProviderName, RateLimitView } from "./headers/types.js";
 import { LearnedLimits } from "./learned-limits.js";
 import { syncLevels, syncSharedLevels, yieldShare, type SyncOrigin } from "./level-sync.js";
 import { createMeter, Reservation, type Meter, type ReservationHost } from "./reservation.js";
@@ -83,6 +83,7 @@ export class Limiter {
     readmit: (estimate, signal, notBefore) => this.readmit(estimate, signal, notBefore),
     now: () => this.clock.now(),
     warn: (warning) => this.warn(warning),
+    classify: (error) => classifyFailure(error, this.parseOptions(undefined)),
   };
   private readonly abandon = (waiter: Waiter): void => {
     const wasHead = waiter === this.queue.head;
@@ -182,8 +183,13 @@ export class Limiter {
   }
 
   private parse(headers: HeaderInput, options: SyncOptions | undefined): RateLimitView {
+    return parseRateLimitHeaders(headers, this.parseOptions(options));
+  }
+
+  /** How this limiter reads headers: its clock, and the call's provider or its own. */
+  private parseOptions(options: SyncOptions | undefined): ParseOptions {
     const provider = options?.provider ?? this.provider;
-    return parseRateLimitHeaders(headers, { wallNow: this.clock.wallNow(), ...(provider ? { provider } : {}) });
+    return { wallNow: this.clock.wallNow(), ...(provider ? { provider } : {}) };
   }
 
   private applyHeaders(headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): RateLimitView {
@@ -211,7 +217,7 @@ export class Limiter {
    * guess a pause. Billing 429s are not about rate and change nothing.
    */
   private rateLimited(headers: HeaderInput, options: SyncOptions): void {
-    const failure = classifyFailure({ status: 429, headers, body: options.body }, { wallNow: this.clock.wallNow(), ...(options.provider ? { provider: options.provider } : {}) });
+    const failure = classifyFailure({ status: 429, headers, body: options.body }, this.parseOptions(options));
     if (failure.kind !== "rate") return;
     const units = failure.dimension === "requests" ? ["requests"] : failure.dimension === "tokens" ? ["tokens", "input", "output"] : undefined;
     const named = units ? this.meters.filter((m) => units.includes(m.dimension.unit)) : [];

@@ -1,6 +1,6 @@
 import type { Estimate, RunResult } from "./options.js";
 import type { Reservation } from "./reservation.js";
-import { classifyFailure } from "./retry-hints.js";
+import type { FailureClass } from "./retry-hints.js";
 import { backoffMs, type RetryPolicy } from "./retry.js";
 
 /** What running a call needs from its limiter. */
@@ -9,6 +9,8 @@ export interface RunHost {
   readmit(estimate: Estimate, signal: AbortSignal | undefined, notBefore: number): Promise<Reservation>;
   now(): number;
   warn(warning: Error): void;
+  /** Reads a failure as the limiter reads headers (its wall clock, its provider's dialect). */
+  classify(error: unknown): FailureClass;
 }
 
 /** How one `run` call behaves. */
@@ -34,13 +36,13 @@ export function runAdmitted<T>(host: RunHost, first: Reservation, fn: Fn<T>, pla
   try {
     result = fn(first);
   } catch (error) {
-    fail(first, error, plan, undefined);
+    fail(host, first, error, plan, undefined);
     return Promise.reject(error);
   }
   return Promise.resolve(result).then(
     (outcome) => finish(host, first, outcome),
     (error: unknown) => {
-      fail(first, error, plan, undefined);
+      fail(host, first, error, plan, undefined);
       throw error;
     },
   );
@@ -54,7 +56,7 @@ async function runRetrying<T>(host: RunHost, first: Reservation, fn: Fn<T>, plan
     try {
       outcome = await fn(reservation);
     } catch (error) {
-      const delay = fail(reservation, error, plan, { retry, attempt });
+      const delay = fail(host, reservation, error, plan, { retry, attempt });
       if (delay === undefined) throw error;
       reservation = await host.readmit(reservation.estimate, plan.signal, host.now() + delay);
       continue;
@@ -68,8 +70,8 @@ async function runRetrying<T>(host: RunHost, first: Reservation, fn: Fn<T>, plan
  * asked (and not retrying), releases. Returns the delay before the retry the
  * policy allows, or `undefined`: the error stands.
  */
-function fail(reservation: Reservation, error: unknown, plan: RunPlan, retrying: { retry: RetryPolicy; attempt: number } | undefined): number | undefined {
-  const delay = retryDelay(reservation, error, retrying?.retry, retrying?.attempt ?? 0);
+function fail(host: RunHost, reservation: Reservation, error: unknown, plan: RunPlan, retrying: { retry: RetryPolicy; attempt: number } | undefined): number | undefined {
+  const delay = retryDelay(host, reservation, error, retrying?.retry, retrying?.attempt ?? 0);
   if (delay === undefined && plan.refundOnError) reservation.refund();
   reservation.flushSyncs();
   reservation.release();
@@ -87,8 +89,8 @@ function finish<T>(host: RunHost, reservation: Reservation, outcome: RunResult<T
 }
 
 /** Syncs a failure's headers; returns how long to wait before retrying it, or `undefined` for no retry. */
-function retryDelay(reservation: Reservation, error: unknown, retry: RetryPolicy | undefined, attempt: number): number | undefined {
-  const failure = classifyFailure(error);
+function retryDelay(host: RunHost, reservation: Reservation, error: unknown, retry: RetryPolicy | undefined, attempt: number): number | undefined {
+  const failure = host.classify(error);
   const { status, headers } = (typeof error === "object" && error !== null ? error : {}) as { status?: unknown; headers?: unknown };
   if (typeof status === "number" && headers != null && typeof headers === "object") {
     const body = (error as { error?: unknown }).error;

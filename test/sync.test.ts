@@ -238,6 +238,28 @@ describe("429", () => {
     expect(attempts).toBe(2);
   });
 
+  it("run reads a 429's absolute reset on the limiter's wall clock, not Date.now()", async () => {
+    // The limiter's wall clock runs 30 s ahead of Date.now(); the provider's reset is 5 s after it.
+    const aheadMs = 30_000;
+    const limiter = new Limiter({ rpm: 1000, clock: { now: () => performance.now(), wallNow: () => Date.now() + aheadMs } });
+    const attempts: number[] = [];
+    const run = limiter.run(
+      0,
+      async () => {
+        attempts.push(performance.now());
+        if (attempts.length === 1) {
+          const reset = new Date(Date.now() + aheadMs + 5_000).toISOString();
+          throw Object.assign(new Error("429"), { status: 429, headers: { "anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": reset } });
+        }
+        return { value: "ok" };
+      },
+      { retry: { attempts: 1 } },
+    );
+    await time.timers.tickAsync(6_000);
+    await expect(run).resolves.toBe("ok");
+    expect(attempts).toEqual([0, 5_000]);
+  });
+
   it("rejects bad retry options at once", async () => {
     const limiter = new Limiter({ rpm: 10 });
     await expect(limiter.run(0, async () => ({ value: 1 }), { retry: { attempts: -1 } })).rejects.toThrow(RangeError);
