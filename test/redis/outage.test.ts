@@ -5,6 +5,7 @@ import { ioredis, nodeRedis, RedisStore, StoreUnavailableError } from "../../src
 import { ADAPTERS, ADAPTER_NAMES, describeRedis, rawRedis, redisUrl, sleep, type AdapterName, type Connection } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
 import { redisServerAvailable, startRedisServer } from "./server.js";
+import { bookOne } from "./book-one.js";
 
 const rpm = layout([dim("rpm", 100)]);
 
@@ -13,7 +14,7 @@ async function bookWhenBack(store: RedisStore, deadlineMs: number): Promise<{ bo
   const deadline = Date.now() + deadlineMs;
   for (let attempts = 1; ; attempts++) {
     try {
-      return { booking: await store.book(rpm, [1]), attempts };
+      return { booking: await bookOne(store, rpm, [1]), attempts };
     } catch (error) {
       if (!(error instanceof StoreUnavailableError) || Date.now() > deadline) throw error;
       await sleep(100);
@@ -29,9 +30,9 @@ describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("outage (%s)", (ada
     let restarted: Awaited<ReturnType<typeof startRedisServer>> | undefined;
     try {
       const store = new RedisStore({ client: connection.client, key: "outage", timeoutMs: 200 });
-      expect(await store.book(rpm, [1])).toMatchObject({ booked: true, waitMs: 0 });
+      expect(await bookOne(store, rpm, [1])).toMatchObject({ booked: true, waitMs: 0 });
       await server.stop();
-      const error: unknown = await store.book(rpm, [1]).catch((e: unknown) => e);
+      const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreUnavailableError);
       expect(error).toMatchObject({ code: "STORE_UNAVAILABLE" });
       expect((error as Error).cause).toBeDefined();
@@ -73,10 +74,10 @@ describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("outage without an 
     const connection = await FAIL_FAST[adapter](server.url);
     try {
       const store = new RedisStore({ client: connection.client, key: "fast", timeoutMs: 60_000 });
-      await store.book(rpm, [1]);
+      await bookOne(store, rpm, [1]);
       await server.stop();
       await sleep(100);
-      const error: unknown = await store.book(rpm, [1]).catch((e: unknown) => e);
+      const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreUnavailableError);
       expect((error as Error).cause).not.toMatchObject({ name: "TimeoutError" });
     } finally {
@@ -93,7 +94,7 @@ describeRedis.each(ADAPTER_NAMES)("server replies (%s)", (adapter) => {
     try {
       const key = `wrongtype:${Math.random()}`;
       await raw.set(`{${key}}:b`, "not a hash");
-      const error: unknown = await new RedisStore({ client: connection.client, key }).book(rpm, [1]).catch((e: unknown) => e);
+      const error: unknown = await bookOne(new RedisStore({ client: connection.client, key }), rpm, [1]).catch((e: unknown) => e);
       expect(error).not.toBeInstanceOf(StoreUnavailableError);
       expect((error as Error).message).toMatch(/^WRONGTYPE /);
     } finally {
