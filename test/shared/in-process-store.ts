@@ -10,10 +10,12 @@ interface State {
 /**
  * A {@link SharedStore} in this process, on the test's clock: the same contract
  * as the Redis store, so limiter behaviour over a shared store can be tested on
- * virtual time. `down` makes every call fail, as an unreachable Redis would.
+ * virtual time. `down` makes every call fail, as an unreachable Redis would;
+ * `slow` holds booking calls until it settles, as a slow Redis would.
  */
 export class InProcessStore implements SharedStore {
   down = false;
+  slow: Promise<void> | undefined;
   calls = 0;
   private readonly states = new Map<string, State>();
   private readonly leases = new Map<string, number>();
@@ -26,6 +28,7 @@ export class InProcessStore implements SharedStore {
   ) {}
 
   async book(layout: SharedLayout, requests: readonly (readonly number[])[]): Promise<Booking> {
+    await this.slow;
     this.enter();
     const now = this.now();
     const states = layout.dimensions.map((d) => this.refilled(layout, d.name, now));
