@@ -41,6 +41,8 @@ const CALLS: Record<WorkerJob["dialect"], Call> = {
 const call = CALLS[job.dialect];
 
 const redis = job.redisUrl === undefined ? undefined : new Redis(job.redisUrl);
+// The store sends nothing until the client is ready.
+if (redis) await new Promise((resolve) => redis.once("ready", resolve));
 const store = redis && new RedisStore({ client: ioredis(redis), key: job.key });
 /**
  * The provider's bucket sits full until the first call reaches it, while the shared one starts at

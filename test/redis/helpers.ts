@@ -31,6 +31,8 @@ export const ADAPTERS = {
     // One retry: while Redis is down, commands fail soon instead of after 20 reconnects.
     const raw = new Redis(url, { maxRetriesPerRequest: 1 });
     raw.on("error", () => {});
+    // The store sends nothing until the client is ready.
+    await new Promise((resolve) => raw.once("ready", resolve));
     return { client: ioredis(raw), close: async () => void raw.disconnect() };
   },
   "node-redis": async (url: string): Promise<Connection> => {

@@ -37,14 +37,39 @@ describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("outage (%s)", (ada
       expect(error).toMatchObject({ code: "STORE_UNAVAILABLE" });
       expect((error as Error).cause).toBeDefined();
       restarted = await startRedisServer(server.port);
-      // The restarted server is empty: the state starts afresh. An attempt that timed out
-      // while the client was reconnecting may still run once the server is back (the
-      // client queued it), so the total booked is at most one per attempt.
+      // The restarted server is empty: the state starts afresh. An attempt sent just as the
+      // connection dropped may still run once the server is back (ioredis sends again what
+      // was in flight), so the total booked is at most one per attempt.
       const { booking, attempts } = await bookWhenBack(store, 10_000);
       expect(booking).toMatchObject({ booked: true, waitMs: 0 });
       const [booked] = (booking as { marks: number[] }).marks;
       expect(booked).toBeGreaterThanOrEqual(1);
       expect(booked).toBeLessThanOrEqual(attempts);
+    } finally {
+      await connection.close();
+      await restarted?.stop();
+    }
+  });
+});
+
+describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("a client that is reconnecting (%s)", (adapter) => {
+  it("is sent nothing: the call fails at once, and nothing of it lands when the server is back", async () => {
+    const server = await startRedisServer();
+    const connection = await ADAPTERS[adapter](server.url);
+    let restarted: Awaited<ReturnType<typeof startRedisServer>> | undefined;
+    const isReady = connection.client.isReady!;
+    try {
+      const store = new RedisStore({ client: connection.client, key: "offline", timeoutMs: 60_000 });
+      await bookOne(store, rpm, [1]);
+      await server.stop();
+      while (isReady()) await sleep(10);
+      const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).cause).not.toMatchObject({ name: "TimeoutError" });
+      restarted = await startRedisServer(server.port);
+      while (!isReady()) await sleep(20);
+      // The restarted server is empty: a refused booking queued by the client would have landed first.
+      expect((await bookOne(store, rpm, [1])).marks).toEqual([1]);
     } finally {
       await connection.close();
       await restarted?.stop();

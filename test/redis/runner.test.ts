@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LimiterError } from "../../src/errors.js";
-import { RedisStore, StoreUnavailableError } from "../../src/redis/index.js";
+import { ioredis, nodeRedis, RedisStore, StoreUnavailableError } from "../../src/redis/index.js";
 import { fakeClient, never } from "./fake-client.js";
 import { dim, layout } from "./layouts.js";
 import { bookOne } from "./book-one.js";
@@ -95,6 +95,18 @@ describe("errors and timeouts (no server)", () => {
     expect(calls[3]!.args).toEqual(calls[2]!.args);
   });
 
+  it("sends nothing while the client is not ready, and fails at once", async () => {
+    const client = fakeClient(async () => ["1", "0", "0", "", "0", "9"]);
+    let ready = false;
+    const store = new RedisStore({ client: { ...client, isReady: () => ready }, key: "k", timeoutMs: TIMEOUT });
+    const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(client.calls).toHaveLength(0);
+    ready = true;
+    expect(await bookOne(store, rpm, [1])).toMatchObject({ booked: true, marks: [1] });
+    expect(client.calls).toHaveLength(1);
+  });
+
   it("refuses a malformed reply", async () => {
     const { store } = storeAnswering(async () => ["1", "0"]);
     await expect(bookOne(store, rpm, [1])).rejects.toThrow(/Unexpected reply/);
@@ -129,6 +141,26 @@ describe("arguments (no server)", () => {
     const ids = calls.slice(-2).map((c) => c.args.at(-1));
     expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(ids[0]).not.toBe(ids[1]);
+  });
+});
+
+describe("adapters: whether the client is ready (no server)", () => {
+  const call = async (): Promise<unknown> => null;
+
+  it.each([
+    ["ready", true],
+    ["wait", true], // a lazyConnect client: its first command connects it
+    ["connecting", false],
+    ["reconnecting", false],
+    ["end", false],
+  ])("ioredis with status %s: %s", (status, ready) => {
+    expect(ioredis({ status, evalsha: call, eval: call }).isReady!()).toBe(ready);
+  });
+
+  it("node-redis: its isReady, and ready when it has none (a cluster client)", () => {
+    expect(nodeRedis({ isReady: false, evalSha: call, eval: call }).isReady!()).toBe(false);
+    expect(nodeRedis({ isReady: true, evalSha: call, eval: call }).isReady!()).toBe(true);
+    expect(nodeRedis({ evalSha: call, eval: call }).isReady!()).toBe(true);
   });
 });
 
