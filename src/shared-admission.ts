@@ -56,9 +56,9 @@ interface Due {
  * later and, alone, waits until it is due, takes a concurrency lease if one is
  * needed, and is admitted; the waiters behind it book after it. So a process
  * holds at most one booking for later, and processes are served in booking
- * order. Settles, releases,
- * header sync and pauses write through; the levels it reports are those of the
- * last round trip. While the store is unreachable, its failure policy decides.
+ * order. Settles, releases, header sync and pauses write through; the levels
+ * it reports are those of the last round trip. While the store is
+ * unreachable, its failure policy decides.
  *
  * It also stands in for the limiter's local {@link Store}, so the limiter's
  * bookkeeping is the same in both modes.
@@ -120,7 +120,10 @@ export class SharedAdmission implements Store {
     }
   }
 
-  /** Works on admitting `head` and the waiters behind it (a no-op while a booking is in progress). */
+  /**
+   * Works on admitting `head` and the waiters behind it: books them once this
+   * tick's microtasks have run (a no-op while a booking is in progress).
+   */
   serve(head: Waiter): void {
     if (this.batch || this.due) return;
     const now = this.clock.now();
@@ -292,15 +295,17 @@ export class SharedAdmission implements Store {
       else this.cancel(costs[i]!, lease);
     }
     const now = this.clock.now();
-    if (!booking.booked) {
+    if (!booking.booked && booking.admitted < waiters.length && queued.size > 0) {
       // A concurrency slot was missing: look again when one may be free (a local release looks at once).
-      if (queued.size > 0) this.alarm.set(now + Math.min(booking.waitMs, SLOT_POLL_MAX_MS));
+      this.alarm.set(now + Math.min(booking.waitMs, SLOT_POLL_MAX_MS));
       return;
     }
     const i = booking.admitted;
-    const waiter = waiters[i]!;
-    if (!queued.has(waiter)) {
-      this.giveBack(costs[i]!);
+    const waiter = booking.booked ? waiters[i] : undefined;
+    if (waiter === undefined || !queued.has(waiter)) {
+      // Nothing of this call waits any more (its waiters may have left meanwhile): the queue's head books next.
+      if (waiter) this.giveBack(costs[i]!);
+      this.host.pump();
       return;
     }
     if (now + booking.waitMs > waiter.deadline) {

@@ -104,6 +104,23 @@ describe("batch booking", () => {
     expect(store.leasesHeld).toBe(0);
   });
 
+  it("when every waiter of a call on its way leaves, those queued behind them book once it is answered", async () => {
+    const { store, limiter } = setUp({ ...TPM, initial: 0.05 });
+    let answer!: () => void;
+    store.slow = new Promise((resolve) => (answer = resolve));
+    const log: string[] = [];
+    const controller = new AbortController();
+    acquireAll(limiter, [3_000], log, [{ signal: controller.signal }]);
+    await time.timers.tickAsync(0);
+    controller.abort();
+    acquireAll(limiter, [100], log);
+    answer();
+    await time.timers.tickAsync(0);
+    expect(log).toEqual(["0:AbortError", "0@0"]);
+    // The first booking, the 3,000 given back, the next booking.
+    expect(store.calls).toBe(3);
+  });
+
   it("takes the leases of the waiters it admits; one that finds no slot waits, and those behind it", async () => {
     const { store, limiter } = setUp({ rpm: 100, concurrency: 2 });
     const held: Reservation[] = [];
