@@ -30,7 +30,8 @@ export class RedisStore implements SharedStore {
 
   async book(layout: SharedLayout, requests: readonly (readonly number[])[]): Promise<Booking> {
     const n = layout.dimensions.length;
-    const prefix = randomUUID();
+    // Lease ids: only a limited concurrency takes leases.
+    const prefix = layout.concurrency === undefined ? "" : randomUUID();
     const args = [...layoutArgs(layout), String(requests.length)];
     requests.forEach((costs, r) => args.push(...perDimension(`requests[${r}]`, layout, costs)));
     args.push(layout.concurrency === undefined ? "" : num("concurrency", layout.concurrency), String(this.leaseMs), prefix);
