@@ -383,8 +383,8 @@ export class SharedAdmission implements Store {
 
   /**
    * A booking call failed: the store counts as down until a backoff passes.
-   * Nothing of the batch is known taken, so its waiters, all still queued, are
-   * served as the failure policy says.
+   * Nothing of the batch is known taken, so those of its waiters still queued
+   * are served, in order, as the failure policy says.
    */
   private onFailure(error: unknown): void {
     this.markDown(error);

@@ -5,9 +5,10 @@ import { withTimeout } from "./timeout.js";
 
 /**
  * Runs scripts by SHA1 once the server is known to hold them, by EVAL (which
- * loads them) until then; sends nothing while the client is not ready. Sending EVALSHA first and EVAL on NOSCRIPT would
+ * loads them) until then. Sending EVALSHA first and EVAL on NOSCRIPT would
  * re-send a command after the ones that followed it, and a lowering could then
- * land after the booking it should have limited.
+ * land after the booking it should have limited. Sends nothing while the
+ * client is not ready (see {@link RedisScriptClient.isReady}).
  */
 export class ScriptRunner {
   /** SHA1s the server ran since this runner last saw it lose its script cache. */
