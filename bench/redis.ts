@@ -1,8 +1,9 @@
 /**
  * llm-limiter's Redis store beside rate-limiter-flexible's RateLimiterRedis,
- * against a redis-server of its own: admissions per second from 1 and from 4
- * processes on a budget that never binds, Redis commands per admission, and
- * the makespan of 4 processes sharing a budget that binds, against its bound.
+ * against a redis-server of its own: admissions per second from one caller,
+ * and from 1 and from 4 processes of many callers, on a budget that never
+ * binds; Redis commands per admission; and the makespan of 4 processes sharing
+ * a budget that binds, against its bound.
  * Prints markdown and writes it to bench/results/redis.md.
  *
  *   npx tsx bench/redis.ts
@@ -23,6 +24,8 @@ const DURATION_MS = 3_000;
 /** Runs per throughput configuration, interleaved across libraries; the best is kept (the neighbours' load only slows a run down). */
 const ROUNDS = 2;
 const PROCESSES = [1, 4] as const;
+/** One caller awaiting one admission after another: nothing is ever queued behind it. */
+const UNCONTENDED: readonly Library[] = ["llm-limiter", "rate-limiter-flexible"];
 const THROUGHPUT: readonly Library[] = ["llm-limiter", "llm-limiter-settle", "rate-limiter-flexible"];
 /** 600 at once, then 60/s: 1,200 requests cannot all be admitted before 10 s. */
 const BINDING: RequestBudget = { limit: 600, windowMs: 10_000 };
@@ -42,16 +45,21 @@ function perAdmission(reports: readonly Report[], commands: number, admissions: 
   return { roundTrips: sent / admissions, serverCommands: commands / admissions };
 }
 
+/** `callers` loops in each of `processes` processes on one key, for `DURATION_MS`. */
+async function throughputRow(url: string, redis: Redis, library: Library, processes: number, callers: number, key: string): Promise<ThroughputRow> {
+  const job: Job = { kind: "throughput", library, redisUrl: url, key, callers, durationMs: DURATION_MS };
+  const { reports, commands } = await measured(redis, Array.from({ length: processes }, () => job));
+  const admissions = reports.reduce((sum, r) => sum + r.admissions, 0);
+  const seconds = Math.max(...reports.map((r) => r.elapsedMs)) / 1_000;
+  return { library, processes, perSecond: admissions / seconds, ...perAdmission(reports, commands, admissions) };
+}
+
 async function throughputRows(url: string, redis: Redis): Promise<ThroughputRow[]> {
   const best = new Map<string, ThroughputRow>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const processes of PROCESSES) {
       for (const library of THROUGHPUT) {
-        const job: Job = { kind: "throughput", library, redisUrl: url, key: `bench:${library}:${processes}:${round}`, callers: CALLERS, durationMs: DURATION_MS };
-        const { reports, commands } = await measured(redis, Array.from({ length: processes }, () => job));
-        const admissions = reports.reduce((sum, r) => sum + r.admissions, 0);
-        const seconds = Math.max(...reports.map((r) => r.elapsedMs)) / 1_000;
-        const row = { library, processes, perSecond: admissions / seconds, ...perAdmission(reports, commands, admissions) };
+        const row = await throughputRow(url, redis, library, processes, CALLERS, `bench:${library}:${processes}:${round}`);
         const id = `${library}×${processes}`;
         if (row.perSecond > (best.get(id)?.perSecond ?? 0)) best.set(id, row);
         process.stderr.write(`throughput: ${library} from ${processes} process(es), round ${round + 1}/${ROUNDS} done\n`);
@@ -59,6 +67,15 @@ async function throughputRows(url: string, redis: Redis): Promise<ThroughputRow[
     }
   }
   return [...best.values()];
+}
+
+async function uncontendedRows(url: string, redis: Redis): Promise<ThroughputRow[]> {
+  const rows: ThroughputRow[] = [];
+  for (const library of UNCONTENDED) {
+    rows.push(await throughputRow(url, redis, library, 1, 1, `bench:${library}:uncontended`));
+    process.stderr.write(`uncontended: ${library} done\n`);
+  }
+  return rows;
 }
 
 async function makespanRows(url: string, redis: Redis): Promise<MakespanRow[]> {
@@ -77,10 +94,11 @@ const server = await startRedisServer();
 const redis = new Redis(server.url);
 let markdown: string;
 try {
+  const uncontended = await uncontendedRows(server.url, redis);
   const throughput = await throughputRows(server.url, redis);
   const makespan = await makespanRows(server.url, redis);
   const boundMs = ((REQUESTS - BINDING.limit) * BINDING.windowMs) / BINDING.limit;
-  markdown = report({ callers: CALLERS, rounds: ROUNDS, durationMs: DURATION_MS, throughputRows: throughput, makespanRows: makespan, boundMs, binding: BINDING, requests: REQUESTS, processes: MAKESPAN_PROCESSES });
+  markdown = report({ callers: CALLERS, rounds: ROUNDS, durationMs: DURATION_MS, uncontendedRows: uncontended, throughputRows: throughput, makespanRows: makespan, boundMs, binding: BINDING, requests: REQUESTS, processes: MAKESPAN_PROCESSES });
 } finally {
   redis.disconnect();
   await server.stop();

@@ -9,7 +9,7 @@ import type { Waiter } from "./waiter.js";
 
 /** What shared admission needs from its limiter. */
 export interface SharedHost {
-  /** The head's booking came due: admit it. */
+  /** A waiter at the head of the queue is admitted (its booking came due): dequeue and resolve it. */
   admit(waiter: Waiter, marks: readonly number[] | undefined, lease: string | undefined): void;
   /** The head's booking falls after its deadline: reject it now. */
   late(waiter: Waiter, dimension: string, waitMs: number): void;
@@ -27,22 +27,38 @@ const OUTAGE_MAX_MS = 2_000;
 /** A missing concurrency slot is looked for again at least this often (a local release looks at once). */
 const SLOT_POLL_MAX_MS = 1_000;
 
-/** The head's admission in progress: one at a time, so processes are served in booking order. */
-interface Attempt {
+/**
+ * Most waiters one booking call takes from the front of the queue: a busy
+ * process's whole queue per round trip, in a script that stays short.
+ */
+const MAX_BATCH = 128;
+
+/** A booking call on its way, for the queue's head and the waiters right behind it, in order. */
+interface Batch {
+  readonly waiters: readonly Waiter[];
+  /** Per waiter, its cost on each dimension. */
+  readonly costs: readonly (readonly number[])[];
+  /** The waiters still queued; what the call takes for one that left is given back. */
+  readonly queued: Set<Waiter>;
+}
+
+/** The head's booking for later, waiting to come due (then for a concurrency lease). */
+interface Due {
   readonly waiter: Waiter;
-  readonly costs: number[];
-  /** The store replied to the booking (or failed to). */
-  answered: boolean;
-  booked: boolean;
-  marks: readonly number[] | undefined;
+  readonly costs: readonly number[];
+  readonly marks: readonly number[];
 }
 
 /**
- * Admission through a {@link SharedStore}: the head of the local queue books
- * its cost in the store (one round trip), waits until the booking is due, takes
- * a concurrency lease if one is needed, and is admitted. Settles, releases,
- * header sync and pauses write through; the levels it reports are those of the
- * last round trip. While the store is unreachable, its failure policy decides.
+ * Admission through a {@link SharedStore}: the head of the local queue and the
+ * waiters behind it book their costs in the store in one round trip. Those that
+ * fit are admitted at once, in order; the first that does not is booked for
+ * later and, alone, waits until it is due, takes a concurrency lease if one is
+ * needed, and is admitted; the waiters behind it book after it. So a process
+ * holds at most one booking for later, and processes are served in booking
+ * order. Settles, releases, header sync and pauses write through; the levels
+ * it reports are those of the last round trip. While the store is
+ * unreachable, its failure policy decides.
  *
  * It also stands in for the limiter's local {@link Store}, so the limiter's
  * bookkeeping is the same in both modes.
@@ -52,7 +68,12 @@ export class SharedAdmission implements Store {
   private dimensions: readonly Dimension[] = [];
   /** Levels as of the last round trip. */
   private readonly mirror = new Map<string, number>();
-  private attempt: Attempt | undefined;
+  /** At most one of these at a time: a booking call on its way, or its booking for later. */
+  private batch: Batch | undefined;
+  private due: Due | undefined;
+  /** Whether a booking call waits for this tick's callers to queue up; then whether they have. */
+  private gathering = false;
+  private gathered = false;
   private readonly alarm: Alarm;
   private readonly leases = new Set<string>();
   private renewTimer: ReturnType<typeof setInterval> | undefined;
@@ -99,44 +120,73 @@ export class SharedAdmission implements Store {
     }
   }
 
-  /** Works on admitting `head` (a no-op while an attempt is in progress). */
+  /**
+   * Works on admitting `head` and the waiters behind it: books them once this
+   * tick's microtasks have run (a no-op while a booking is in progress).
+   */
   serve(head: Waiter): void {
-    if (this.attempt) return;
-    if (this.clock.now() < this.downUntil) {
+    if (this.batch || this.due) return;
+    const now = this.clock.now();
+    if (now < this.downUntil) {
       this.serveDuringOutage(head);
       return;
     }
-    const attempt: Attempt = { waiter: head, costs: this.dimensions.map((d) => costOf(d.unit, head.estimate)), answered: false, booked: false, marks: undefined };
-    this.attempt = attempt;
+    if (!this.gathered) {
+      // Callers admitted in this tick queue their next requests in the microtasks that follow:
+      // book once they have, so that they go in this call rather than the next.
+      if (!this.gathering) process.nextTick(this.afterGathering);
+      this.gathering = true;
+      return;
+    }
+    const waiters = [head];
+    // A retry holding its place (notBefore) stops the batch: those behind it stay behind it.
+    for (let next = head.next; next && waiters.length < MAX_BATCH && next.notBefore <= now; next = next.next) waiters.push(next);
+    const costs = waiters.map((waiter) => this.dimensions.map((d) => costOf(d.unit, waiter.estimate)));
+    const batch: Batch = { waiters, costs, queued: new Set(waiters) };
+    this.batch = batch;
     // Settles made so far go first: the booking must see their refunds and extra charges.
     this.flush();
-    this.store.book(this.layout, attempt.costs).then(
-      (booking) => this.answer(attempt, () => this.onBooked(attempt, booking)),
-      (error: unknown) => this.answer(attempt, () => this.onFailure(attempt, error)),
+    this.store.book(this.layout, costs).then(
+      (booking) => this.answer(() => this.onBooked(batch, booking)),
+      (error: unknown) => this.answer(() => this.onFailure(error)),
     );
   }
+
+  private readonly afterGathering = (): void => {
+    this.gathering = false;
+    this.gathered = true;
+    try {
+      this.host.pump();
+    } finally {
+      this.gathered = false;
+    }
+  };
 
   /**
    * Whether `waiter`'s booking is on its way: its deadline waits for the
    * answer, which admits it (a booking due now) or refuses it (one due too late).
    */
   awaitingAnswer(waiter: Waiter): boolean {
-    return this.attempt?.waiter === waiter && !this.attempt.answered;
+    return this.batch?.queued.has(waiter) === true;
   }
 
-  private answer(attempt: Attempt, handle: () => void): void {
-    attempt.answered = true;
+  private answer(handle: () => void): void {
+    this.batch = undefined;
     handle();
     this.host.answered();
   }
 
   /** `waiter` left the queue: give its booking back. */
   abandon(waiter: Waiter): void {
-    const attempt = this.attempt;
-    if (attempt?.waiter !== waiter) return;
-    this.attempt = undefined;
+    const due = this.due;
+    if (due?.waiter !== waiter) {
+      // One in a call on its way: the answer gives back what it took.
+      this.batch?.queued.delete(waiter);
+      return;
+    }
+    this.due = undefined;
     this.alarm.clear();
-    if (attempt.booked) this.giveBack(attempt.costs);
+    this.giveBack(due.costs);
   }
 
   /** A reservation ended: its lease goes back. */
@@ -167,9 +217,9 @@ export class SharedAdmission implements Store {
   close(): void {
     this.alarm.clear();
     this.stopRenewing();
-    const attempt = this.attempt;
-    this.attempt = undefined;
-    if (attempt?.booked) this.giveBack(attempt.costs);
+    const due = this.due;
+    this.due = undefined;
+    if (due) this.giveBack(due.costs);
   }
 
   // The Store side: the limiter's bookkeeping, written through.
@@ -237,70 +287,85 @@ export class SharedAdmission implements Store {
     return view;
   }
 
-  private onBooked(attempt: Attempt, booking: Booking): void {
+  private onBooked({ waiters, costs, queued }: Batch, booking: Booking): void {
     this.recovered();
     booking.levels.forEach((level, i) => {
       const name = this.layout.dimensions[i]?.name;
       if (name !== undefined) this.mirror.set(name, level);
     });
-    if (this.attempt !== attempt) {
-      // Abandoned while the booking was on its way.
-      if (booking.booked) this.giveBack(attempt.costs);
-      if (booking.lease !== undefined) this.store.release(booking.lease).catch((error: unknown) => this.onWriteFailure(error));
-      return;
+    for (let i = 0; i < booking.admitted; i++) {
+      const lease = booking.leases[i];
+      if (queued.delete(waiters[i]!)) this.admit(waiters[i]!, booking.marks[i], lease);
+      else this.cancel(costs[i]!, lease);
     }
     const now = this.clock.now();
-    if (!booking.booked) {
-      this.attempt = undefined;
+    if (!booking.booked && booking.admitted < waiters.length && queued.size > 0) {
+      // A concurrency slot was missing: look again when one may be free (a local release looks at once).
       this.alarm.set(now + Math.min(booking.waitMs, SLOT_POLL_MAX_MS));
       return;
     }
-    attempt.booked = true;
-    attempt.marks = booking.marks;
-    if (booking.waitMs <= 0) {
-      this.admit(attempt, booking.lease);
+    const i = booking.admitted;
+    const waiter = booking.booked ? waiters[i] : undefined;
+    if (waiter === undefined || !queued.has(waiter)) {
+      // Nothing of this call waits any more (its waiters may have left meanwhile): the queue's head books next.
+      if (waiter) this.giveBack(costs[i]!);
+      this.host.pump();
       return;
     }
-    if (now + booking.waitMs > attempt.waiter.deadline) {
-      this.attempt = undefined;
-      this.giveBack(attempt.costs);
-      this.host.late(attempt.waiter, booking.dimension ?? "store", booking.waitMs);
+    if (now + booking.waitMs > waiter.deadline) {
+      this.giveBack(costs[i]!);
+      this.host.late(waiter, booking.dimension ?? "store", booking.waitMs);
       return;
     }
+    this.due = { waiter, costs: costs[i]!, marks: booking.marks[i]! };
     this.alarm.set(now + booking.waitMs);
   }
 
   private onAlarm(): void {
-    const attempt = this.attempt;
-    if (!attempt) {
+    const due = this.due;
+    if (!due) {
       this.host.pump();
       return;
     }
     if (this.layout.concurrency === undefined) {
-      this.admit(attempt, undefined);
+      this.admitDue(due, undefined);
       return;
     }
     this.store.lease(this.layout).then(
       ({ lease, retryMs }) => {
-        if (this.attempt !== attempt) {
+        if (this.due !== due) {
           if (lease !== undefined) this.store.release(lease).catch((error: unknown) => this.onWriteFailure(error));
           return;
         }
         this.recovered();
-        if (lease !== undefined) this.admit(attempt, lease);
+        if (lease !== undefined) this.admitDue(due, lease);
         else this.alarm.set(this.clock.now() + Math.min(retryMs, SLOT_POLL_MAX_MS));
       },
-      (error: unknown) => this.onFailure(attempt, error),
+      (error: unknown) => {
+        // The booking stands: it keeps waiting for a lease.
+        this.markDown(error);
+        if (this.due === due) this.alarm.set(this.downUntil);
+      },
     );
   }
 
-  private admit(attempt: Attempt, lease: string | undefined): void {
-    this.attempt = undefined;
+  private admitDue(due: Due, lease: string | undefined): void {
+    this.due = undefined;
+    this.admit(due.waiter, due.marks, lease);
+  }
+
+  private admit(waiter: Waiter, marks: readonly number[] | undefined, lease: string | undefined): void {
     if (lease !== undefined) {
       this.leases.add(lease);
       this.startRenewing();
     }
-    this.host.admit(attempt.waiter, attempt.marks, lease);
+    this.host.admit(waiter, marks, lease);
+  }
+
+  /** What a booking took for a waiter that left while it was on its way goes back. */
+  private cancel(costs: readonly number[], lease: string | undefined): void {
+    this.giveBack(costs);
+    if (lease !== undefined) this.store.release(lease).catch((error: unknown) => this.onWriteFailure(error));
   }
 
   private serveDuringOutage(head: Waiter): void {
@@ -321,19 +386,13 @@ export class SharedAdmission implements Store {
   }
 
   /**
-   * A round trip failed: the store counts as down until a backoff passes. A
-   * booking already made stands, so its attempt keeps waiting for a lease; one
-   * whose booking never happened is served as the failure policy says.
+   * A booking call failed: the store counts as down until a backoff passes.
+   * Nothing of the batch is known taken, so those of its waiters still queued
+   * are served, in order, as the failure policy says.
    */
-  private onFailure(attempt: Attempt, error: unknown): void {
+  private onFailure(error: unknown): void {
     this.markDown(error);
-    if (this.attempt !== attempt) return;
-    if (attempt.booked) {
-      this.alarm.set(this.downUntil);
-      return;
-    }
-    this.attempt = undefined;
-    this.serveDuringOutage(attempt.waiter);
+    this.host.pump();
   }
 
   private onWriteFailure(error: unknown): void {

@@ -47,6 +47,8 @@ async function makespan({ requests }: MakespanJob, lib: Admitter, start: number)
 }
 
 const redis = new Redis(job.redisUrl);
+// llm-limiter's store sends nothing until the client is ready.
+await new Promise((resolve) => redis.once("ready", resolve));
 const commands = countCommands(redis);
 // Scripts loaded and code warm before the clock starts; on a key the job does not use.
 const warm = admitter(job.library, redis, `${job.key}:warmup:${process.pid}`, UNBOUNDED);

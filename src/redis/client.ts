@@ -11,4 +11,12 @@ export interface RedisScriptClient {
   evalsha(sha1: string, keys: readonly string[], args: readonly string[]): Promise<unknown>;
   /** `EVAL script numkeys ...keys ...args` (which also caches the script under its SHA1). */
   eval(script: string, keys: readonly string[], args: readonly string[]): Promise<unknown>;
+  /**
+   * Whether a command sent now goes to the server rather than into the
+   * client's offline queue (while it reconnects). When it says no, the store
+   * fails the call at once instead of sending a command that could run after
+   * the call timed out: a booking given up on must not land later. Without
+   * it, every call is sent.
+   */
+  isReady?(): boolean;
 }

@@ -10,6 +10,8 @@ export interface NodeRedisEvalOptions {
 
 /** The part of a node-redis (v4, v5) client the store uses (a structural type: no import of redis). */
 export interface NodeRedisLike {
+  /** False while the client connects or reconnects (a cluster client has none). */
+  readonly isReady?: boolean;
   evalSha(sha1: string, options: NodeRedisEvalOptions): Promise<unknown>;
   eval(script: string, options: NodeRedisEvalOptions): Promise<unknown>;
 }
@@ -19,5 +21,6 @@ export function nodeRedis(client: NodeRedisLike): RedisScriptClient {
   return {
     evalsha: (sha1, keys, args) => client.evalSha(sha1, { keys: [...keys], arguments: [...args] }),
     eval: (script, keys, args) => client.eval(script, { keys: [...keys], arguments: [...args] }),
+    isReady: () => client.isReady !== false,
   };
 }

@@ -17,9 +17,12 @@ export interface RedisStoreOptions {
    * Longest wait for each Redis command, in ms; then the call rejects with
    * `StoreUnavailableError`. Default: 250.
    *
-   * Clients queue commands while reconnecting, so one that timed out may still
-   * run later. To fail fast instead, turn that queue off: `enableOfflineQueue:
-   * false` (ioredis), `disableOfflineQueue: true` (node-redis).
+   * While the client is not connected (it reconnects), the store sends nothing
+   * and fails at once, so a command never waits in the client's offline queue
+   * to run after its call timed out. Connect the client before the first call.
+   * With ioredis, also set `autoResendUnfulfilledCommands: false`: otherwise it
+   * sends again, after reconnecting, the commands in flight when the
+   * connection dropped.
    */
   readonly timeoutMs?: number;
   /**

@@ -7,7 +7,8 @@ import { withTimeout } from "./timeout.js";
  * Runs scripts by SHA1 once the server is known to hold them, by EVAL (which
  * loads them) until then. Sending EVALSHA first and EVAL on NOSCRIPT would
  * re-send a command after the ones that followed it, and a lowering could then
- * land after the booking it should have limited.
+ * land after the booking it should have limited. Sends nothing while the
+ * client is not ready (see {@link RedisScriptClient.isReady}).
  */
 export class ScriptRunner {
   /** SHA1s the server ran since this runner last saw it lose its script cache. */
@@ -21,6 +22,7 @@ export class ScriptRunner {
   /** One round trip (two when the server lost its script cache since the last one), raced against the timeout. */
   async run(script: Script, keys: readonly string[], args: readonly string[]): Promise<unknown> {
     try {
+      if (this.client.isReady?.() === false) throw new Error("The Redis client is not connected: nothing sent");
       if (!this.loaded.has(script.sha1)) {
         const reply = await withTimeout(() => this.client.eval(script.source, keys, args), this.timeoutMs);
         this.loaded.add(script.sha1);

@@ -28,23 +28,32 @@ export class RedisStore implements SharedStore {
     this.keys = [`{${key}}:b`, `{${key}}:c`];
   }
 
-  async book(layout: SharedLayout, costs: readonly number[]): Promise<Booking> {
+  async book(layout: SharedLayout, requests: readonly (readonly number[])[]): Promise<Booking> {
     const n = layout.dimensions.length;
-    const args = [
-      ...layoutArgs(layout),
-      ...perDimension("costs", layout, costs),
-      layout.concurrency === undefined ? "" : num("concurrency", layout.concurrency),
-      String(this.leaseMs),
-      randomUUID(),
-    ];
+    // Lease ids: only a limited concurrency takes leases.
+    const prefix = layout.concurrency === undefined ? "" : randomUUID();
+    const args = [...layoutArgs(layout), String(requests.length)];
+    requests.forEach((costs, r) => args.push(...perDimension(`requests[${r}]`, layout, costs)));
+    args.push(layout.concurrency === undefined ? "" : num("concurrency", layout.concurrency), String(this.leaseMs), prefix);
     const reply = strings(await this.runner.run(scripts.book, this.keys, args), 4 + 2 * n);
-    const [booked, waitMs, dimension, lease] = reply as [string, string, string, string];
+    const [admittedText, booked, waitMs, dimension] = reply as [string, string, string, string];
+    const admitted = number(admittedText);
+    const taken = admitted + (booked === "1" ? 1 : 0);
+    // Each request's marks: the totals before the batch plus the costs up to it, added as the script added them.
+    const marks: number[][] = [];
+    let totals = reply.slice(4, 4 + n).map(number);
+    for (let r = 0; r < taken; r++) {
+      const costs = requests[r]!;
+      totals = totals.map((total, i) => total + costs[i]!);
+      marks.push(totals);
+    }
     return {
-      waitMs: number(waitMs),
+      admitted,
       booked: booked === "1",
+      waitMs: number(waitMs),
       dimension: dimension === "" ? undefined : dimension,
-      lease: lease === "" ? undefined : lease,
-      marks: reply.slice(4, 4 + n).map(number),
+      leases: layout.concurrency === undefined ? [] : Array.from({ length: admitted }, (_, r) => `${prefix}:${r + 1}`),
+      marks,
       levels: reply.slice(4 + n).map(number),
     };
   }

@@ -6,7 +6,8 @@
  * Admission is booked, GCRA-style: when the buckets lack room, `book` takes
  * the cost anyway (levels go below zero: they hold future admissions) and
  * says when the booking is due. Processes are then served in booking order
- * without polling; an aborted booking is given back with `adjust`.
+ * without polling; an aborted booking is given back with `adjust`. One `book`
+ * admits a run of queued requests that fit now: one round trip for many.
  */
 
 /** One dimension as the shared store meters it. */
@@ -28,23 +29,34 @@ export interface SharedLayout {
   readonly initialFraction: number;
 }
 
-/** The outcome of {@link SharedStore.book}. Arrays are aligned with `layout.dimensions`. */
+/**
+ * The outcome of {@link SharedStore.book}: the requests it took, a prefix of
+ * those sent. Arrays of numbers are aligned with `layout.dimensions`.
+ */
 export interface Booking {
+  /** How many requests, from the first, were admitted now (with a lease each when concurrency is limited). */
+  readonly admitted: number;
   /**
-   * `0`: admitted now (with a lease when concurrency is limited). `> 0`: booked,
-   * due in this many ms (no lease yet: take one with `lease` when due). When
-   * `booked` is false, nothing was taken: retry after this many ms at the latest
-   * (a concurrency slot was missing).
+   * Whether the request after those (at index `admitted`) was booked for later:
+   * its costs taken, due in `waitMs`, no lease yet (take one with `lease` when
+   * due). The requests after it were not looked at.
+   */
+  readonly booked: boolean;
+  /**
+   * `booked`: ms until the booked request is due. Otherwise, when a request was
+   * left (a concurrency slot was missing; nothing taken for it or after it):
+   * retry after this many ms at the latest. `0` when every request was admitted.
    */
   readonly waitMs: number;
-  /** Whether the costs were taken. */
-  readonly booked: boolean;
   /** The binding dimension when `waitMs > 0` (`"concurrency"` when a slot was missing). */
   readonly dimension: string | undefined;
-  /** The lease taken with an immediate admission. */
-  readonly lease: string | undefined;
-  /** Per dimension, the total ever booked on it (all processes; `adjust` does not count) right after this booking. */
-  readonly marks: readonly number[];
+  /** The leases of the requests admitted now, in order; empty when concurrency is not limited. */
+  readonly leases: readonly string[];
+  /**
+   * Per request taken (those admitted, then the booked one), per dimension, the
+   * total ever booked on it (all processes; `adjust` does not count) right after it.
+   */
+  readonly marks: readonly (readonly number[])[];
   /** Per dimension, the level right after this call (negative while bookings are pending). */
   readonly levels: readonly number[];
 }
@@ -64,8 +76,14 @@ export interface SharedStore {
   readonly leaseMs: number;
   /** What the limiter does while the store is unreachable. Default `"fail-closed"`. */
   readonly onError?: StoreFailurePolicy;
-  /** Refills every dimension to now and takes `costs` from all of them at once (see {@link Booking}). */
-  book(layout: SharedLayout, costs: readonly number[]): Promise<Booking>;
+  /**
+   * Refills every dimension to now, then takes each request's costs (one per
+   * dimension) from all of them at once, in order: every request that fits now
+   * is admitted, and the first that does not is booked for later, which ends
+   * the call (see {@link Booking}). At most one booking for later per call: one
+   * due in the future is the only one a 429 pause or a lowered level cannot stop.
+   */
+  book(layout: SharedLayout, requests: readonly (readonly number[])[]): Promise<Booking>;
   /**
    * Takes a concurrency lease for a booking that came due; `lease` undefined:
    * none free, retry after `retryMs`. Called only when `layout.concurrency` is set.

@@ -8,6 +8,7 @@ import { RedisStore } from "../../src/redis/index.js";
 import { ADAPTERS } from "../redis/helpers.js";
 import { dim, layout } from "../redis/layouts.js";
 import { redisServerAvailable, startRedisServer } from "../redis/server.js";
+import { bookOne } from "../redis/book-one.js";
 
 const tokens = layout([dim("tpm", 60_000)]);
 
@@ -20,10 +21,10 @@ describe.skipIf(!redisServerAvailable())("a server whose script cache is empty",
       await server.stop();
     });
     const store = new RedisStore({ client: connection.client, key: "ordered" });
-    await store.book(tokens, [0]); // loads the booking script, and only it
+    await bookOne(store, tokens, [0]); // loads the booking script, and only it
     // As SharedAdmission does after a response: write through, then book without waiting.
     const lowered = store.lower(tokens, 0, 0, undefined);
-    const booking = await store.book(tokens, [30_000]);
+    const booking = await bookOne(store, tokens, [30_000]);
     await lowered;
     expect(booking.levels[0]).toBeLessThan(0);
     expect(booking.waitMs).toBeGreaterThan(0);

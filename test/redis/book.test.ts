@@ -2,6 +2,7 @@ import { expect, it } from "vitest";
 import { ADAPTERS, ADAPTER_NAMES, describeRedis, levels, rawRedis, redisUrl, sleep, storeFactory, timed } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
 import { RedisStore } from "../../src/redis/index.js";
+import { bookOne } from "./book-one.js";
 
 describeRedis.each(ADAPTER_NAMES)("book (%s)", (adapter) => {
   const store = storeFactory(adapter);
@@ -9,9 +10,9 @@ describeRedis.each(ADAPTER_NAMES)("book (%s)", (adapter) => {
   it("admits 100 at once at C = 100, 100/min, and books the 101st ~600 ms out", async () => {
     const s = await store();
     const rpm = layout([dim("rpm", 100)]);
-    const { value: first, ms } = await timed(() => Promise.all(Array.from({ length: 100 }, () => s.book(rpm, [1]))));
+    const { value: first, ms } = await timed(() => Promise.all(Array.from({ length: 100 }, () => bookOne(s, rpm, [1]))));
     expect(first.every((b) => b.booked && b.waitMs === 0 && b.dimension === undefined)).toBe(true);
-    const { value: next, ms: more } = await timed(() => s.book(rpm, [1]));
+    const { value: next, ms: more } = await timed(() => bookOne(s, rpm, [1]));
     // Refill while the calls ran (100/min = 1/600 per ms) can only shorten the wait.
     expect(next).toMatchObject({ booked: true, dimension: "rpm", lease: undefined, marks: [101] });
     expect(next.waitMs).toBeLessThanOrEqual(600 + 1e-6);
@@ -22,9 +23,9 @@ describeRedis.each(ADAPTER_NAMES)("book (%s)", (adapter) => {
   it("books in order: each later booking is due one refill interval after the one before", async () => {
     const s = await store();
     const rpm = layout([dim("rpm", 10)]);
-    for (let i = 0; i < 10; i++) await s.book(rpm, [1]);
+    for (let i = 0; i < 10; i++) await bookOne(s, rpm, [1]);
     const waits: number[] = [];
-    for (let i = 0; i < 5; i++) waits.push((await s.book(rpm, [1])).waitMs);
+    for (let i = 0; i < 5; i++) waits.push((await bookOne(s, rpm, [1])).waitMs);
     for (let i = 1; i < waits.length; i++) {
       // 6000 ms apart, less the refill between the two calls (well under a second).
       expect(waits[i]! - waits[i - 1]!).toBeGreaterThan(5_000);
@@ -35,8 +36,8 @@ describeRedis.each(ADAPTER_NAMES)("book (%s)", (adapter) => {
   it("takes every dimension or the binding one's wait says when: all at once, never part", async () => {
     const s = await store();
     const both = layout([dim("rpm", 10), dim("tpm", 1_000)]);
-    expect(await s.book(both, [1, 1_000])).toMatchObject({ booked: true, waitMs: 0, marks: [1, 1_000] });
-    const over = await s.book(both, [1, 600]);
+    expect(await bookOne(s, both, [1, 1_000])).toMatchObject({ booked: true, waitMs: 0, marks: [1, 1_000] });
+    const over = await bookOne(s, both, [1, 600]);
     // tpm lacks room: both costs are taken anyway (a booking), and tpm binds.
     expect(over).toMatchObject({ booked: true, dimension: "tpm", marks: [2, 1_600] });
     expect(over.waitMs).toBeGreaterThan(30_000);
@@ -50,26 +51,26 @@ describeRedis.each(ADAPTER_NAMES)("book (%s)", (adapter) => {
     const key = `race:${Math.random()}`;
     // Five connections, one key: the check and the take happen in one script, so no race admits extra.
     const stores = await Promise.all(Array.from({ length: 5 }, () => store({ key })));
-    const bookings = await Promise.all(Array.from({ length: 60 }, (_, i) => stores[i % 5]!.book(shape, [1])));
+    const bookings = await Promise.all(Array.from({ length: 60 }, (_, i) => bookOne(stores[i % 5]!, shape, [1])));
     expect(bookings.filter((b) => b.waitMs === 0)).toHaveLength(20);
     const waits = bookings.filter((b) => b.waitMs > 0).map((b) => b.waitMs).sort((a, b) => a - b);
     expect(waits).toHaveLength(40);
     // Every booking has its own slot in time: 3000 ms apart at 20/min.
     for (let i = 1; i < waits.length; i++) expect(waits[i]! - waits[i - 1]!).toBeGreaterThan(2_500);
-    expect(bookings.map((b) => b.marks[0]).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(bookings.map((b) => b.marks![0]).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
   });
 
   it("treats a cost within float slack of the level as covered", async () => {
     const s = await store();
     const tpm = layout([dim("tpm", 0.3, 60_000, 0.3)]);
     // 0.1 + 0.2 > 0.3 in doubles: the slack admits it.
-    expect(await s.book(tpm, [0.1 + 0.2])).toMatchObject({ booked: true, waitMs: 0 });
+    expect(await bookOne(s, tpm, [0.1 + 0.2])).toMatchObject({ booked: true, waitMs: 0 });
   });
 
   it("keeps fractions: levels and marks come back as exact doubles", async () => {
     const s = await store();
     const tpm = layout([dim("tpm", 1_000_000, 86_400_000)]);
-    const booking = await s.book(tpm, [0.1]);
+    const booking = await bookOne(s, tpm, [0.1]);
     expect(booking.marks).toEqual([0.1]);
     expect(booking.levels[0]).toBe(1_000_000 - 0.1);
   });
@@ -77,15 +78,15 @@ describeRedis.each(ADAPTER_NAMES)("book (%s)", (adapter) => {
   it("starts a missing state at initialFraction of capacity", async () => {
     const s = await store();
     const half = layout([dim("rpm", 100)], { initialFraction: 0.5 });
-    expect(await s.book(half, [50])).toMatchObject({ booked: true, waitMs: 0 });
-    const next = await s.book(half, [1]);
+    expect(await bookOne(s, half, [50])).toMatchObject({ booked: true, waitMs: 0 });
+    const next = await bookOne(s, half, [1]);
     expect(next.dimension).toBe("rpm");
     expect(next.waitMs).toBeGreaterThan(500);
   });
 
   it("caps the level at a capacity lowered since", async () => {
     const s = await store();
-    await s.book(layout([dim("rpm", 100)]), [0]);
+    await bookOne(s, layout([dim("rpm", 100)]), [0]);
     expect(await levels(s, layout([dim("rpm", 100, 60_000, 30)]))).toEqual([30]);
   });
 
@@ -93,11 +94,11 @@ describeRedis.each(ADAPTER_NAMES)("book (%s)", (adapter) => {
     const s = await store();
     const both = layout([dim("rpm", 100), dim("tpm", 1_000)]);
     await s.pause(both, [1], 2_000);
-    const paused = await s.book(both, [1, 10]);
+    const paused = await bookOne(s, both, [1, 10]);
     expect(paused).toMatchObject({ booked: true, dimension: "tpm", marks: [1, 10] });
     expect(paused.waitMs).toBeGreaterThan(1_500);
     expect(paused.waitMs).toBeLessThanOrEqual(2_000);
-    expect(await s.book(both, [1, 0])).toMatchObject({ booked: true, waitMs: 0 });
+    expect(await bookOne(s, both, [1, 0])).toMatchObject({ booked: true, waitMs: 0 });
   });
 });
 
@@ -111,7 +112,7 @@ describeRedis("keys", () => {
     const key = [`{${name}}:b`, `{${name}}:c`] as const;
     const fast = layout([dim("rps", 10, 100)], { initialFraction: 0.2, concurrency: 1 });
     const { value: ttl, ms } = await timed(async () => {
-      expect((await s.book(fast, [2])).lease).toBeDefined();
+      expect((await bookOne(s, fast, [2])).lease).toBeDefined();
       return raw.pttl(key[0]);
     });
     // Level 0 of 10 at 10 per 100 ms: full again in 100 ms, then one window.
@@ -122,7 +123,7 @@ describeRedis("keys", () => {
     expect(Object.keys(await raw.hgetall(key[0])).sort()).toEqual(["rps:a", "rps:l", "rps:t"]);
     await sleep(400);
     expect(await raw.exists(key[0], key[1])).toBe(0);
-    const fresh = await s.book(fast, [2]);
+    const fresh = await bookOne(s, fast, [2]);
     expect(fresh).toMatchObject({ booked: true, waitMs: 0, marks: [2] });
     expect(fresh.levels).toEqual([0]);
   });
@@ -132,7 +133,7 @@ describeRedis("keys", () => {
     const s = await store({ key: name });
     const key = `{${name}}:b`;
     const rpm = layout([dim("rpm", 10)]);
-    await s.book(rpm, [30]);
+    await bookOne(s, rpm, [30]);
     // Level -20 at 10/min: full again in 3 minutes, then a window.
     expect(await raw.pttl(key)).toBeGreaterThan(239_000);
   });
@@ -143,8 +144,8 @@ it.skipIf(redisUrl === undefined)("connects through either adapter to the same s
   try {
     const key = `both:${Math.random()}`;
     const shape = layout([dim("rpm", 5)]);
-    await new RedisStore({ client: a.client, key }).book(shape, [2]);
-    expect((await new RedisStore({ client: b.client, key }).book(shape, [1])).marks).toEqual([3]);
+    await bookOne(new RedisStore({ client: a.client, key }), shape, [2]);
+    expect((await bookOne(new RedisStore({ client: b.client, key }), shape, [1])).marks).toEqual([3]);
   } finally {
     await Promise.all([a.close(), b.close()]);
   }

@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, describe, inject } from "vitest";
 import { ioredis, nodeRedis, RedisStore, type RedisScriptClient, type RedisStoreOptions } from "../../src/redis/index.js";
-import type { SharedLayout } from "../../src/store/shared.js";
+import type { SharedLayout, SharedStore } from "../../src/store/shared.js";
 
 const provided = inject("redisUrl") as string | undefined;
 
@@ -31,6 +31,8 @@ export const ADAPTERS = {
     // One retry: while Redis is down, commands fail soon instead of after 20 reconnects.
     const raw = new Redis(url, { maxRetriesPerRequest: 1 });
     raw.on("error", () => {});
+    // The store sends nothing until the client is ready.
+    await new Promise((resolve) => raw.once("ready", resolve));
     return { client: ioredis(raw), close: async () => void raw.disconnect() };
   },
   "node-redis": async (url: string): Promise<Connection> => {
@@ -68,10 +70,9 @@ export function storeFactory(adapter: AdapterName): (options?: Partial<RedisStor
   };
 }
 
-/** The levels now, read by a booking that costs nothing and takes no lease. */
-export async function levels(store: RedisStore, of: SharedLayout): Promise<readonly number[]> {
-  const booking = await store.book({ ...of, concurrency: undefined }, of.dimensions.map(() => 0));
-  return booking.levels;
+/** The levels now, read by a booking call that carries no request. */
+export async function levels(store: SharedStore, of: SharedLayout): Promise<readonly number[]> {
+  return (await store.book(of, [])).levels;
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

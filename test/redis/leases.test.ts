@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import { ADAPTER_NAMES, describeRedis, sleep, storeFactory } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
+import { bookOne } from "./book-one.js";
 
 describeRedis.each(ADAPTER_NAMES)("concurrency leases (%s)", (adapter) => {
   const store = storeFactory(adapter);
@@ -8,12 +9,12 @@ describeRedis.each(ADAPTER_NAMES)("concurrency leases (%s)", (adapter) => {
 
   it("admits up to the limit, then takes nothing and says when the earliest lease expires", async () => {
     const s = await store({ leaseMs: 5_000 });
-    const [a, b] = [await s.book(shape, [1]), await s.book(shape, [1])];
+    const [a, b] = [await bookOne(s, shape, [1]), await bookOne(s, shape, [1])];
     expect(a.lease).toEqual(expect.any(String));
     expect(b.lease).toEqual(expect.any(String));
     expect(a.lease).not.toBe(b.lease);
-    const full = await s.book(shape, [1]);
-    expect(full).toMatchObject({ booked: false, dimension: "concurrency", lease: undefined, marks: [2] });
+    const full = await bookOne(s, shape, [1]);
+    expect(full).toMatchObject({ booked: false, dimension: "concurrency", lease: undefined, marks: undefined });
     expect(full.levels[0]).toBeLessThan(98.1);
     expect(full.waitMs).toBeGreaterThan(4_000);
     expect(full.waitMs).toBeLessThanOrEqual(5_000);
@@ -21,17 +22,17 @@ describeRedis.each(ADAPTER_NAMES)("concurrency leases (%s)", (adapter) => {
 
   it("frees a slot on release", async () => {
     const s = await store();
-    const a = await s.book(shape, [1]);
-    await s.book(shape, [1]);
+    const a = await bookOne(s, shape, [1]);
+    await bookOne(s, shape, [1]);
     await s.release(a.lease!);
-    expect((await s.book(shape, [1])).lease).toEqual(expect.any(String));
+    expect((await bookOne(s, shape, [1])).lease).toEqual(expect.any(String));
   });
 
   it("books without a lease when the buckets lack room; lease() takes one when due", async () => {
     const s = await store();
     const tight = layout([dim("rpm", 1)], { concurrency: 1 });
-    const first = await s.book(tight, [1]);
-    const booked = await s.book(tight, [1]);
+    const first = await bookOne(s, tight, [1]);
+    const booked = await bookOne(s, tight, [1]);
     expect(booked).toMatchObject({ booked: true, dimension: "rpm", lease: undefined });
     const none = await s.lease(tight);
     expect(none.lease).toBeUndefined();
@@ -43,22 +44,22 @@ describeRedis.each(ADAPTER_NAMES)("concurrency leases (%s)", (adapter) => {
 
   it("keeps renewed leases alive past their first expiry", async () => {
     const s = await store({ leaseMs: 1_000 });
-    const leases = [(await s.book(shape, [1])).lease!, (await s.book(shape, [1])).lease!];
+    const leases = [(await bookOne(s, shape, [1])).lease!, (await bookOne(s, shape, [1])).lease!];
     await sleep(600);
     await s.renew(leases);
     await sleep(600);
-    expect(await s.book(shape, [1])).toMatchObject({ booked: false, dimension: "concurrency" });
+    expect(await bookOne(s, shape, [1])).toMatchObject({ booked: false, dimension: "concurrency" });
     await sleep(1_000);
-    expect((await s.book(shape, [1])).lease).toEqual(expect.any(String));
+    expect((await bookOne(s, shape, [1])).lease).toEqual(expect.any(String));
   });
 
   it("frees a crashed holder's slot when its lease expires, and never revives it on renew", async () => {
     const s = await store({ leaseMs: 300 });
     const single = layout([dim("rpm", 100)], { concurrency: 1 });
-    const crashed = (await s.book(single, [1])).lease!;
-    expect(await s.book(single, [1])).toMatchObject({ booked: false });
+    const crashed = (await bookOne(s, single, [1])).lease!;
+    expect(await bookOne(s, single, [1])).toMatchObject({ booked: false });
     await sleep(400);
-    expect((await s.book(single, [1])).lease).toEqual(expect.any(String));
+    expect((await bookOne(s, single, [1])).lease).toEqual(expect.any(String));
     await s.renew([crashed]);
     expect((await s.lease(single)).lease).toBeUndefined();
   });
@@ -66,7 +67,7 @@ describeRedis.each(ADAPTER_NAMES)("concurrency leases (%s)", (adapter) => {
   it("takes no lease and needs no round trip when concurrency is not limited", async () => {
     const s = await store();
     const free = layout([dim("rpm", 100)]);
-    expect((await s.book(free, [1])).lease).toBeUndefined();
+    expect((await bookOne(s, free, [1])).lease).toBeUndefined();
     expect(await s.lease(free)).toEqual({ lease: undefined, retryMs: 0 });
   });
 });

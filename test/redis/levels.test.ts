@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import { ADAPTER_NAMES, describeRedis, levels, sleep, storeFactory, timed } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
+import { bookOne } from "./book-one.js";
 
 const DAY = 86_400_000;
 
@@ -13,7 +14,7 @@ describeRedis.each(ADAPTER_NAMES)("adjust, lower, pause (%s)", (adapter) => {
 
   it("refunds up to capacity, never above", async () => {
     const s = await store();
-    await s.book(slow, [10, 100]);
+    await bookOne(s, slow, [10, 100]);
     await s.adjust(slow, [50, 60]);
     const [rpd, tpd] = await levels(s, slow);
     expect(rpd).toBe(100);
@@ -23,7 +24,7 @@ describeRedis.each(ADAPTER_NAMES)("adjust, lower, pause (%s)", (adapter) => {
   it("refills to now before a refund, so the refund is counted once and the refill once", async () => {
     const s = await store();
     const { ms } = await timed(async () => {
-      await s.book(fast, [100]);
+      await bookOne(s, fast, [100]);
       await sleep(200);
       await s.adjust(fast, [30]);
     });
@@ -60,19 +61,19 @@ describeRedis.each(ADAPTER_NAMES)("adjust, lower, pause (%s)", (adapter) => {
 
   it("lowers to the remaining less what was booked after the mark", async () => {
     const s = await store();
-    const a = await s.book(slow, [1, 100]);
-    await s.book(slow, [1, 200]);
+    const a = await bookOne(s, slow, [1, 100]);
+    await bookOne(s, slow, [1, 200]);
     // The provider saw a (remaining 600) but not the 200 booked after it.
-    await s.lower(slow, 1, 600, a.marks[1]);
+    await s.lower(slow, 1, 600, a.marks![1]);
     expect((await levels(s, slow))[1]).toBeCloseTo(400, 1);
     // More booked after the mark than remains: floored at zero.
-    await s.lower(slow, 1, 150, a.marks[1]);
+    await s.lower(slow, 1, 150, a.marks![1]);
     expect((await levels(s, slow))[1]).toBeCloseTo(0, 1);
   });
 
   it("never raises a level that is in debt", async () => {
     const s = await store();
-    await s.book(slow, [1, 1_500]);
+    await bookOne(s, slow, [1, 1_500]);
     await s.lower(slow, 1, 900, undefined);
     expect((await levels(s, slow))[1]).toBeCloseTo(-500, 1);
   });
@@ -82,22 +83,22 @@ describeRedis.each(ADAPTER_NAMES)("adjust, lower, pause (%s)", (adapter) => {
     const { value: both, ms } = await timed(async () => {
       await s.pause(slow, undefined, 1_000);
       await s.pause(slow, [0], 100);
-      return s.book(slow, [1, 1]);
+      return bookOne(s, slow, [1, 1]);
     });
     expect(both.booked).toBe(true);
     expect(both.waitMs).toBeGreaterThanOrEqual(1_000 - ms);
     expect(both.waitMs).toBeLessThanOrEqual(1_000);
-    expect((await s.book(slow, [0, 0])).waitMs).toBe(0);
+    expect((await bookOne(s, slow, [0, 0])).waitMs).toBe(0);
   });
 
   it("ends a pause on time", async () => {
     const s = await store();
     const { value: paused, ms } = await timed(async () => {
       await s.pause(fast, [0], 500);
-      return s.book(fast, [1]);
+      return bookOne(s, fast, [1]);
     });
     expect(paused.waitMs).toBeGreaterThanOrEqual(500 - ms);
     await sleep(600);
-    expect((await s.book(fast, [1])).waitMs).toBe(0);
+    expect((await bookOne(s, fast, [1])).waitMs).toBe(0);
   });
 });

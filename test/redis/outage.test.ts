@@ -5,6 +5,7 @@ import { ioredis, nodeRedis, RedisStore, StoreUnavailableError } from "../../src
 import { ADAPTERS, ADAPTER_NAMES, describeRedis, rawRedis, redisUrl, sleep, type AdapterName, type Connection } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
 import { redisServerAvailable, startRedisServer } from "./server.js";
+import { bookOne } from "./book-one.js";
 
 const rpm = layout([dim("rpm", 100)]);
 
@@ -13,7 +14,7 @@ async function bookWhenBack(store: RedisStore, deadlineMs: number): Promise<{ bo
   const deadline = Date.now() + deadlineMs;
   for (let attempts = 1; ; attempts++) {
     try {
-      return { booking: await store.book(rpm, [1]), attempts };
+      return { booking: await bookOne(store, rpm, [1]), attempts };
     } catch (error) {
       if (!(error instanceof StoreUnavailableError) || Date.now() > deadline) throw error;
       await sleep(100);
@@ -29,21 +30,46 @@ describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("outage (%s)", (ada
     let restarted: Awaited<ReturnType<typeof startRedisServer>> | undefined;
     try {
       const store = new RedisStore({ client: connection.client, key: "outage", timeoutMs: 200 });
-      expect(await store.book(rpm, [1])).toMatchObject({ booked: true, waitMs: 0 });
+      expect(await bookOne(store, rpm, [1])).toMatchObject({ booked: true, waitMs: 0 });
       await server.stop();
-      const error: unknown = await store.book(rpm, [1]).catch((e: unknown) => e);
+      const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreUnavailableError);
       expect(error).toMatchObject({ code: "STORE_UNAVAILABLE" });
       expect((error as Error).cause).toBeDefined();
       restarted = await startRedisServer(server.port);
-      // The restarted server is empty: the state starts afresh. An attempt that timed out
-      // while the client was reconnecting may still run once the server is back (the
-      // client queued it), so the total booked is at most one per attempt.
+      // The restarted server is empty: the state starts afresh. An attempt sent just as the
+      // connection dropped may still run once the server is back (ioredis sends again what
+      // was in flight), so the total booked is at most one per attempt.
       const { booking, attempts } = await bookWhenBack(store, 10_000);
       expect(booking).toMatchObject({ booked: true, waitMs: 0 });
       const [booked] = (booking as { marks: number[] }).marks;
       expect(booked).toBeGreaterThanOrEqual(1);
       expect(booked).toBeLessThanOrEqual(attempts);
+    } finally {
+      await connection.close();
+      await restarted?.stop();
+    }
+  });
+});
+
+describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("a client that is reconnecting (%s)", (adapter) => {
+  it("is sent nothing: the call fails at once, and nothing of it lands when the server is back", async () => {
+    const server = await startRedisServer();
+    const connection = await ADAPTERS[adapter](server.url);
+    let restarted: Awaited<ReturnType<typeof startRedisServer>> | undefined;
+    const isReady = connection.client.isReady!;
+    try {
+      const store = new RedisStore({ client: connection.client, key: "offline", timeoutMs: 60_000 });
+      await bookOne(store, rpm, [1]);
+      await server.stop();
+      while (isReady()) await sleep(10);
+      const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).cause).not.toMatchObject({ name: "TimeoutError" });
+      restarted = await startRedisServer(server.port);
+      while (!isReady()) await sleep(20);
+      // The restarted server is empty: a refused booking queued by the client would have landed first.
+      expect((await bookOne(store, rpm, [1])).marks).toEqual([1]);
     } finally {
       await connection.close();
       await restarted?.stop();
@@ -73,10 +99,10 @@ describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("outage without an 
     const connection = await FAIL_FAST[adapter](server.url);
     try {
       const store = new RedisStore({ client: connection.client, key: "fast", timeoutMs: 60_000 });
-      await store.book(rpm, [1]);
+      await bookOne(store, rpm, [1]);
       await server.stop();
       await sleep(100);
-      const error: unknown = await store.book(rpm, [1]).catch((e: unknown) => e);
+      const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreUnavailableError);
       expect((error as Error).cause).not.toMatchObject({ name: "TimeoutError" });
     } finally {
@@ -93,7 +119,7 @@ describeRedis.each(ADAPTER_NAMES)("server replies (%s)", (adapter) => {
     try {
       const key = `wrongtype:${Math.random()}`;
       await raw.set(`{${key}}:b`, "not a hash");
-      const error: unknown = await new RedisStore({ client: connection.client, key }).book(rpm, [1]).catch((e: unknown) => e);
+      const error: unknown = await bookOne(new RedisStore({ client: connection.client, key }), rpm, [1]).catch((e: unknown) => e);
       expect(error).not.toBeInstanceOf(StoreUnavailableError);
       expect((error as Error).message).toMatch(/^WRONGTYPE /);
     } finally {

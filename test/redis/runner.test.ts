@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LimiterError } from "../../src/errors.js";
-import { RedisStore, StoreUnavailableError } from "../../src/redis/index.js";
+import { ioredis, nodeRedis, RedisStore, StoreUnavailableError } from "../../src/redis/index.js";
 import { fakeClient, never } from "./fake-client.js";
 import { dim, layout } from "./layouts.js";
+import { bookOne } from "./book-one.js";
 
 const rpm = layout([dim("rpm", 10)]);
 const TIMEOUT = 1234;
@@ -61,7 +62,7 @@ describe("errors and timeouts (no server)", () => {
     ["a non-Error rejection", "boom"],
   ])("wraps %s in StoreUnavailableError, with the cause", async (_, cause) => {
     const { store } = storeAnswering(() => Promise.reject(cause));
-    const error: unknown = await store.book(rpm, [1]).catch((e: unknown) => e);
+    const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as Error).cause).toBe(cause);
   });
@@ -70,33 +71,45 @@ describe("errors and timeouts (no server)", () => {
     const { store } = storeAnswering(() => {
       throw new Error("Connection is closed.");
     });
-    await expect(store.book(rpm, [1])).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(bookOne(store, rpm, [1])).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
   it("passes other server replies through: a script error is a bug to see, not an outage", async () => {
     const reply = new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
     const { store } = storeAnswering(() => Promise.reject(reply));
-    await expect(store.book(rpm, [1])).rejects.toBe(reply);
+    await expect(bookOne(store, rpm, [1])).rejects.toBe(reply);
   });
 
   it("sends EVAL until the script ran, then EVALSHA; answers NOSCRIPT with EVAL of the same script, keys and args", async () => {
     let flushed = false;
     const { store, calls } = storeAnswering(async (call) => {
       if (call.command === "evalsha" && flushed) throw new Error("NOSCRIPT No matching script. Please use EVAL.");
-      return ["1", "0", "", "", "1", "9"];
+      return ["1", "0", "0", "", "0", "9"];
     });
-    await store.book(rpm, [1]);
-    await store.book(rpm, [1]);
+    await bookOne(store, rpm, [1]);
+    await bookOne(store, rpm, [1]);
     flushed = true;
-    expect(await store.book(rpm, [1])).toMatchObject({ booked: true, marks: [1], levels: [9] });
+    expect(await bookOne(store, rpm, [1])).toMatchObject({ booked: true, marks: [1], levels: [9] });
     expect(calls.map((c) => c.command)).toEqual(["eval", "evalsha", "evalsha", "eval"]);
     expect(calls[3]!.keys).toEqual(["{k}:b", "{k}:c"]);
     expect(calls[3]!.args).toEqual(calls[2]!.args);
   });
 
+  it("sends nothing while the client is not ready, and fails at once", async () => {
+    const client = fakeClient(async () => ["1", "0", "0", "", "0", "9"]);
+    let ready = false;
+    const store = new RedisStore({ client: { ...client, isReady: () => ready }, key: "k", timeoutMs: TIMEOUT });
+    const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(client.calls).toHaveLength(0);
+    ready = true;
+    expect(await bookOne(store, rpm, [1])).toMatchObject({ booked: true, marks: [1] });
+    expect(client.calls).toHaveLength(1);
+  });
+
   it("refuses a malformed reply", async () => {
     const { store } = storeAnswering(async () => ["1", "0"]);
-    await expect(store.book(rpm, [1])).rejects.toThrow(/Unexpected reply/);
+    await expect(bookOne(store, rpm, [1])).rejects.toThrow(/Unexpected reply/);
   });
 });
 
@@ -104,13 +117,13 @@ describe("arguments (no server)", () => {
   const { store, calls } = storeAnswering(async () => null);
 
   it("refuses misaligned or non-finite numbers before any round trip", async () => {
-    await expect(store.book(rpm, [1, 2])).rejects.toThrow(RangeError);
-    await expect(store.book(rpm, [Number.NaN])).rejects.toThrow(RangeError);
+    await expect(bookOne(store, rpm, [1, 2])).rejects.toThrow(RangeError);
+    await expect(bookOne(store, rpm, [Number.NaN])).rejects.toThrow(RangeError);
     await expect(store.adjust(rpm, [Infinity])).rejects.toThrow(RangeError);
     await expect(store.lower(rpm, 1, 10, undefined)).rejects.toThrow(RangeError);
     await expect(store.lower(rpm, 0, 10, Number.NaN)).rejects.toThrow(RangeError);
     await expect(store.pause(rpm, [3], 100)).rejects.toThrow(RangeError);
-    await expect(store.book(layout([dim("rpm", 0)]), [1])).rejects.toThrow(RangeError);
+    await expect(bookOne(store, layout([dim("rpm", 0)]), [1])).rejects.toThrow(RangeError);
     expect(calls).toHaveLength(0);
   });
 
@@ -123,11 +136,31 @@ describe("arguments (no server)", () => {
 
   it("generates a fresh lease id per attempt", async () => {
     const shape = layout([dim("rpm", 10)], { concurrency: 1 });
-    await store.book(shape, [1]).catch(() => undefined);
-    await store.book(shape, [1]).catch(() => undefined);
+    await bookOne(store, shape, [1]).catch(() => undefined);
+    await bookOne(store, shape, [1]).catch(() => undefined);
     const ids = calls.slice(-2).map((c) => c.args.at(-1));
     expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(ids[0]).not.toBe(ids[1]);
+  });
+});
+
+describe("adapters: whether the client is ready (no server)", () => {
+  const call = async (): Promise<unknown> => null;
+
+  it.each([
+    ["ready", true],
+    ["wait", true], // a lazyConnect client: its first command connects it
+    ["connecting", false],
+    ["reconnecting", false],
+    ["end", false],
+  ])("ioredis with status %s: %s", (status, ready) => {
+    expect(ioredis({ status, evalsha: call, eval: call }).isReady!()).toBe(ready);
+  });
+
+  it("node-redis: its isReady, and ready when it has none (a cluster client)", () => {
+    expect(nodeRedis({ isReady: false, evalSha: call, eval: call }).isReady!()).toBe(false);
+    expect(nodeRedis({ isReady: true, evalSha: call, eval: call }).isReady!()).toBe(true);
+    expect(nodeRedis({ evalSha: call, eval: call }).isReady!()).toBe(true);
   });
 });
 

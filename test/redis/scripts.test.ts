@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { scripts } from "../../src/redis/scripts/index.js";
 import { ADAPTER_NAMES, describeRedis, rawRedis, storeFactory } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
+import { bookOne } from "./book-one.js";
 
 const entries = Object.entries(scripts);
 
@@ -23,10 +24,10 @@ describeRedis("scripts on a real server", () => {
     it("falls back to EVAL after SCRIPT FLUSH, which loads the script again", async () => {
       const s = await store();
       const shape = layout([dim("rpm", 10)]);
-      await s.book(shape, [1]);
+      await bookOne(s, shape, [1]);
       await raw.script("FLUSH");
       expect(await raw.script("EXISTS", scripts.book.sha1)).toEqual([0]);
-      const booking = await s.book(shape, [1]);
+      const booking = await bookOne(s, shape, [1]);
       expect(booking).toMatchObject({ booked: true, waitMs: 0, marks: [2] });
       expect(await raw.script("EXISTS", scripts.book.sha1)).toEqual([1]);
     });

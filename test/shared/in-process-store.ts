@@ -10,10 +10,12 @@ interface State {
 /**
  * A {@link SharedStore} in this process, on the test's clock: the same contract
  * as the Redis store, so limiter behaviour over a shared store can be tested on
- * virtual time. `down` makes every call fail, as an unreachable Redis would.
+ * virtual time. `down` makes every call fail, as an unreachable Redis would;
+ * `slow` holds booking calls until it settles, as a slow Redis would.
  */
 export class InProcessStore implements SharedStore {
   down = false;
+  slow: Promise<void> | undefined;
   calls = 0;
   private readonly states = new Map<string, State>();
   private readonly leases = new Map<string, number>();
@@ -25,33 +27,38 @@ export class InProcessStore implements SharedStore {
     readonly onError: StoreFailurePolicy = "fail-closed",
   ) {}
 
-  async book(layout: SharedLayout, costs: readonly number[]): Promise<Booking> {
+  async book(layout: SharedLayout, requests: readonly (readonly number[])[]): Promise<Booking> {
+    await this.slow;
     this.enter();
     const now = this.now();
     const states = layout.dimensions.map((d) => this.refilled(layout, d.name, now));
-    let waitMs = 0;
-    let dimension: string | undefined;
-    layout.dimensions.forEach((d, i) => {
-      const state = states[i]!;
-      const cost = costs[i]!;
-      const wait = Math.max(state.level >= cost ? 0 : ((cost - state.level) * d.windowMs) / d.limit, cost > 0 ? state.pausedUntil - now : 0);
-      if (wait > waitMs) {
-        waitMs = wait;
-        dimension = d.name;
+    const leases: string[] = [];
+    const marks: number[][] = [];
+    for (const costs of requests) {
+      let waitMs = 0;
+      let dimension: string | undefined;
+      layout.dimensions.forEach((d, i) => {
+        const state = states[i]!;
+        const cost = costs[i]!;
+        const wait = Math.max(state.level >= cost ? 0 : ((cost - state.level) * d.windowMs) / d.limit, cost > 0 ? state.pausedUntil - now : 0);
+        if (wait > waitMs) {
+          waitMs = wait;
+          dimension = d.name;
+        }
+      });
+      const lease = waitMs === 0 && layout.concurrency !== undefined ? this.tryLease(layout.concurrency, now) : undefined;
+      if (waitMs === 0 && layout.concurrency !== undefined && lease === undefined) {
+        return { admitted: marks.length, booked: false, waitMs: this.untilFreeSlot(now), dimension: "concurrency", leases, marks, levels: states.map((s) => s.level) };
       }
-    });
-    let lease: string | undefined;
-    if (waitMs === 0 && layout.concurrency !== undefined) {
-      lease = this.tryLease(layout.concurrency, now);
-      if (lease === undefined) {
-        return { waitMs: this.untilFreeSlot(now), booked: false, dimension: "concurrency", lease: undefined, marks: states.map((s) => s.booked), levels: states.map((s) => s.level) };
-      }
+      states.forEach((state, i) => {
+        state.level -= costs[i]!;
+        state.booked += costs[i]!;
+      });
+      marks.push(states.map((s) => s.booked));
+      if (waitMs > 0) return { admitted: marks.length - 1, booked: true, waitMs, dimension, leases, marks, levels: states.map((s) => s.level) };
+      if (lease !== undefined) leases.push(lease);
     }
-    states.forEach((state, i) => {
-      state.level -= costs[i]!;
-      state.booked += costs[i]!;
-    });
-    return { waitMs, booked: true, dimension, lease, marks: states.map((s) => s.booked), levels: states.map((s) => s.level) };
+    return { admitted: marks.length, booked: false, waitMs: 0, dimension: undefined, leases, marks, levels: states.map((s) => s.level) };
   }
 
   async lease(layout: SharedLayout): Promise<{ lease: string | undefined; retryMs: number }> {

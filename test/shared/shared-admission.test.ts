@@ -91,7 +91,7 @@ describe("limiters sharing one store", () => {
     const store = sharedStore({ leaseMs: 5_000 });
     const layout = { dimensions: [], concurrency: 1, initialFraction: 1 };
     // A process took a slot and crashed: nobody renews or releases its lease.
-    expect((await store.book(layout, [])).lease).toBeDefined();
+    expect((await store.book(layout, [[]])).leases).toHaveLength(1);
     const [b] = replicas(1, store, { rpm: 1_000, concurrency: 1 });
     let admitted = false;
     void b!.acquire(0).then((r) => {

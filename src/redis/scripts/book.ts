@@ -2,57 +2,69 @@ import { LAYOUT, PRELUDE, SLOTS } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
- * Refills every dimension and takes every cost at once: admitted now (with a
- * lease when concurrency is limited), or booked for later when the buckets
- * lack room; takes nothing when only a concurrency slot is missing.
- * ARGV after the layout: one cost per dimension, concurrency ('' for none),
- * leaseMs, lease id. Reply: booked, waitMs, binding dimension, lease, marks, levels.
+ * Refills every dimension, then takes each request's costs from all of them
+ * at once, in order: admitted now (with a lease when concurrency is limited)
+ * while the buckets have room; the first request that lacks room is booked for
+ * later and ends the batch; one that finds room but no concurrency slot takes
+ * nothing and ends it too.
+ * ARGV after the layout: the number of requests m, m × count costs (request
+ * by request), concurrency ('' for none), leaseMs, lease id prefix (request r's
+ * lease is `prefix:r`). Reply: admitted, booked, waitMs, binding dimension,
+ * then per dimension the total before the batch (the client adds each
+ * request's costs for its marks: the same doubles in the same order) and the
+ * level after it.
  */
 export const book: Script = {
   source: `${PRELUDE}${LAYOUT}${SLOTS}
-local concurrency = tonumber(ARGV[rest + count])
-local leaseMs = tonumber(ARGV[rest + count + 1])
-local id = ARGV[rest + count + 2]
+local m = tonumber(ARGV[rest])
+local after = rest + 1 + m * count
+local concurrency = tonumber(ARGV[after])
+local leaseMs = tonumber(ARGV[after + 1])
+local prefix = ARGV[after + 2]
 
-local dims, wait, binding = {}, 0, ''
+local dims, before = {}, {}
 for i = 1, count do
-  local d = dimension(i)
-  local cost = tonumber(ARGV[rest + i - 1])
-  local w = 0
-  -- Float slack: refill arithmetic can land a hair under a level that is, exactly, reached.
-  if d.level + 1e-9 * math.max(cost, 1) < cost then w = (cost - d.level) * d.window / d.limit end
-  if cost > 0 and d.paused - now > w then w = d.paused - now end
-  if w > wait then wait, binding = w, d.name end
-  d.cost = cost
-  dims[i] = d
+  dims[i] = dimension(i)
+  before[i] = dims[i].total
 end
 
-local function reply(booked, lease)
-  local out = { booked, str(wait), binding, lease }
+local admitted, booked, wait, binding = 0, '0', 0, ''
+for r = 1, m do
+  local costs = rest + 1 + (r - 1) * count
   for i = 1, count do
-    out[4 + i] = str(dims[i].total)
-    out[4 + count + i] = str(dims[i].level)
+    local d, cost = dims[i], tonumber(ARGV[costs + i - 1])
+    local w = 0
+    -- Float slack: refill arithmetic can land a hair under a level that is, exactly, reached.
+    if d.level + 1e-9 * math.max(cost, 1) < cost then w = (cost - d.level) * d.window / d.limit end
+    if cost > 0 and d.paused - now > w then w = d.paused - now end
+    if w > wait then wait, binding = w, d.name end
   end
-  return out
+  if wait == 0 and concurrency then
+    local free, retry = slot(concurrency, leaseMs, prefix .. ':' .. r)
+    if not free then
+      wait, binding = retry, 'concurrency'
+      break
+    end
+  end
+  for i = 1, count do
+    local d, cost = dims[i], tonumber(ARGV[costs + i - 1])
+    d.level, d.total = d.level - cost, d.total + cost
+  end
+  if wait > 0 then
+    booked = '1'
+    break
+  end
+  admitted = r
 end
 
-local lease = ''
-if wait == 0 and concurrency then
-  local free, retry = slot(concurrency, leaseMs, id)
-  if not free then
-    wait, binding = retry, 'concurrency'
-    return reply('0', '')
-  end
-  lease = id
-end
-
+local out = { tostring(admitted), booked, str(wait), binding }
 for i = 1, count do
-  local d = dims[i]
-  d.level, d.total = d.level - d.cost, d.total + d.cost
-  save(d)
+  save(dims[i])
+  out[4 + i] = str(before[i])
+  out[4 + count + i] = str(dims[i].level)
 end
 keep(KEYS[1], ttl)
-return reply('1', lease)
+return out
 `,
-  sha1: "8fae129669c9a1993330ee19a443a2dc060877d1",
+  sha1: "e7fdefd97f155f9381cc1f2eca113cbf66850d19",
 };

@@ -11,5 +11,5 @@ export const lease: Script = {
 local free, retry = slot(tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])
 return { free and ARGV[3] or '', str(retry) }
 `,
-  sha1: "fdd8e08f668c01ce48c2defc2aaf2819d868762c",
+  sha1: "29f81ebd06d3e96efea6115a331f0aeda08fdd4b",
 };

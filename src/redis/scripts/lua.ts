@@ -53,17 +53,22 @@ end
 
 /**
  * `slot(concurrency, leaseMs, id)`: frees the slots of holders that stopped
- * renewing, then takes one as lease `id`. Returns true, or false and the ms
- * until the earliest lease expires.
+ * renewing (once per script), then takes one as lease `id`. Returns true, or
+ * false and the ms until the earliest lease expires.
  */
 export const SLOTS = `
+local held
 local function slot(concurrency, leaseMs, id)
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-  if redis.call('ZCARD', KEYS[2]) >= concurrency then
+  if not held then
+    redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+    held = redis.call('ZCARD', KEYS[2])
+  end
+  if held >= concurrency then
     local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
     return false, math.min(tonumber(first[2]) - now, leaseMs)
   end
   redis.call('ZADD', KEYS[2], now + leaseMs, id)
+  held = held + 1
   keep(KEYS[2], leaseMs)
   return true, 0
 end
