@@ -36,6 +36,8 @@ export interface SyncTarget {
   setShare(name: string, share: number): void;
   /** The provider meters `name` in fixed windows of `periodMs`, the current one begun at or before `startedBy`. */
   alignWindow(name: string, startedBy: number, periodMs: number): void;
+  /** `name` is a continuous bucket after all. */
+  endWindows(name: string): void;
 }
 
 /** Where header sync lowers levels held by a shared store. */
@@ -77,7 +79,8 @@ export function syncLevels(view: RateLimitView, meters: readonly Meter[], target
     const window = readWindow(meter, reported, view.provider, moved, now);
     recoverHeadroom(meter, moved?.dt);
     const truth = truthOf();
-    if (window) target.alignWindow(meter.name, window.startedBy, window.periodMs);
+    if (window === "revoked") target.endWindows(meter.name);
+    else if (window) target.alignWindow(meter.name, window.startedBy, window.periodMs);
     else if (moved && !meter.windowed) learnShare(meter, target, moved);
     meter.syncedSeq = origin.seq;
     // Every client on a shared key sees the same headroom: after 429s, take only part of it.

@@ -3,6 +3,7 @@ import { ReservationReleasedError } from "./errors.js";
 import type { HeaderInput, RateLimitView } from "./headers/types.js";
 import type { SyncOrigin } from "./level-sync.js";
 import type { Estimate, SyncOptions, Usage } from "./options.js";
+import type { ResetReading } from "./reset-evidence.js";
 
 /** Limiter-side tallies of one dimension, kept by name across reconfiguration. */
 export interface Meter {
@@ -36,13 +37,15 @@ export interface Meter {
   lastSet: number;
   /** The headers showed the provider metering this dimension in fixed windows: no share learning. */
   windowed: boolean;
+  /** The reset reading later ones are compared with to tell a fixed window from a bucket. */
+  resetAnchor: ResetReading | undefined;
   /** The dimension was removed or replaced: reservations charged on it settle nowhere. */
   retired: boolean;
 }
 
 /** A new meter for `dimension`. */
 export function createMeter(dimension: Dimension): Meter {
-  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, headroom: 1, lastTruth: 0, lastSet: 0, windowed: false, retired: false };
+  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, headroom: 1, lastTruth: 0, lastSet: 0, windowed: false, resetAnchor: undefined, retired: false };
 }
 
 /** What a reservation needs from its limiter. */
