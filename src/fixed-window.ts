@@ -29,6 +29,18 @@ export function windowPeriodMs(meter: Meter): number {
 }
 
 /**
+ * A 429 on a windowed dimension: nothing more fits until its window ends, and
+ * the retry hint says when. The hint was stamped at or before now and is
+ * rounded up, so the end it gives is a late bound: the safe side. A hint
+ * longer than a window is not about this one.
+ */
+export function windowFromRetryHint(meter: Meter, retryAfterMs: number, now: number): WindowReading | undefined {
+  const periodMs = windowPeriodMs(meter);
+  if (!meter.windowed || retryAfterMs > periodMs) return undefined;
+  return { startedBy: now + retryAfterMs - periodMs, periodMs };
+}
+
+/**
  * Reads what a response says about fixed windows on `meter`. A dimension is
  * marked windowed when two readings of its reset point at the same boundary
  * while a bucket's would have moved (see {@link compareResets}: one reading

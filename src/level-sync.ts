@@ -1,5 +1,5 @@
 import type { RateLimitView } from "./headers/types.js";
-import { readWindow } from "./fixed-window.js";
+import { readWindow, windowFromRetryHint } from "./fixed-window.js";
 import type { Meter } from "./reservation.js";
 
 /** What a header-carrying response is tied to: the admission that sent it. */
@@ -32,6 +32,7 @@ function remainingNow(meter: Meter, remaining: number, unseen: number, origin: S
 /** The parts of a store that header sync moves. */
 export interface SyncTarget {
   level(name: string): number | undefined;
+  lower(name: string, level: number): void;
   resync(name: string, level: number): void;
   setShare(name: string, share: number): void;
   /** The provider meters `name` in fixed windows of `periodMs`, the current one begun at or before `startedBy`. */
@@ -134,6 +135,18 @@ export function syncSharedLevels(view: RateLimitView, meters: readonly Meter[], 
     const { limit, windowMs, capacity } = meter.dimension;
     target.lowerFrom(meter, Math.min(capacity, remaining + (elapsed * limit) / windowMs), origin.markOf(meter));
   }
+}
+
+/**
+ * A 429 named `meter`'s dimension: when it is windowed, the window is spent and
+ * ends when the retry hint says (sharper than the response that shows the
+ * next window's jump, which arrives a latency after it began).
+ */
+export function alignToRetryHint(meter: Meter, target: SyncTarget, retryAfterMs: number, now: number): void {
+  const window = windowFromRetryHint(meter, retryAfterMs, now);
+  if (!window) return;
+  target.alignWindow(meter.name, window.startedBy, window.periodMs);
+  target.lower(meter.name, 0);
 }
 
 /**
