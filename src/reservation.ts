@@ -73,6 +73,8 @@ export class Reservation implements SyncOrigin {
   /** Inside `run`: headers are held back until the call's usage is settled. */
   private deferring = false;
   private deferred: (() => void)[] | undefined;
+  /** A refund came while headers were held back: the queue moves once they are applied. */
+  private refundHeld = false;
   /**
    * One array for two per-meter columns (one allocation per admission): at
    * `i`, the meter's `admitted` total right after this admission; at `n + i`,
@@ -148,6 +150,10 @@ export class Reservation implements SyncOrigin {
     this.deferring = false;
     this.deferred = undefined;
     if (deferred) for (const apply of deferred) apply();
+    if (this.refundHeld) {
+      this.refundHeld = false;
+      this.host.refunded();
+    }
   }
 
   /** The caller's abort signal, to pass on to the model call (a never-aborting one if none was given). */
@@ -209,7 +215,11 @@ export class Reservation implements SyncOrigin {
       books[n + i] = next;
       if (delta > 0) refunded = true;
     }
-    if (refunded) this.host.refunded();
+    if (!refunded) return;
+    // Admitting on the refund before the held-back headers apply would set the level to a
+    // remaining that cannot count that admission (the provider has not seen it yet).
+    if (this.deferred) this.refundHeld = true;
+    else this.host.refunded();
   }
 
 }
