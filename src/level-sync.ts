@@ -138,11 +138,14 @@ export function syncSharedLevels(view: RateLimitView, meters: readonly Meter[], 
 }
 
 /**
- * A 429 named `meter`'s dimension: when it is windowed, the window is spent and
- * ends when the retry hint says (sharper than the response that shows the
- * next window's jump, which arrives a latency after it began).
+ * A 429 named the dimensions `named` (by unit). When that is one windowed
+ * dimension, its window is spent and ends when the retry hint says (sharper
+ * than the response that shows the next window's jump, which arrives a
+ * latency after it began). With several, the hint may be another's.
  */
-export function alignToRetryHint(meter: Meter, target: SyncTarget, retryAfterMs: number, now: number): void {
+export function alignToRetryHint(named: readonly Meter[], target: SyncTarget, retryAfterMs: number, now: number): void {
+  const meter = named[0];
+  if (meter === undefined || named.length > 1) return;
   const window = windowFromRetryHint(meter, retryAfterMs, now);
   if (!window) return;
   target.alignWindow(meter.name, window.startedBy, window.periodMs);

@@ -219,11 +219,10 @@ export class Limiter {
     const now = this.clock.now();
     if (failure.retryAfterMs !== undefined) {
       const until = now + failure.retryAfterMs;
-      for (const meter of named) {
-        this.store.pause(meter.name, until);
-        alignToRetryHint(meter, this.store, failure.retryAfterMs, now);
-      }
-      if (named.length === 0) {
+      if (named.length > 0) {
+        for (const meter of named) this.store.pause(meter.name, until);
+        alignToRetryHint(named, this.store, failure.retryAfterMs, now);
+      } else {
         this.pausedUntil = Math.max(this.pausedUntil, until);
         this.shared?.pauseAll(failure.retryAfterMs);
       }

@@ -79,6 +79,13 @@ describe("fixed windows learned from headers", () => {
     expect(limiter.snapshot().rpm!.available).toBe(100);
   });
 
+  it("a 429 naming a unit that two dimensions meter moves no window: the hint may be the other's", () => {
+    const limiter = new Limiter({ rpm: 600, rpd: 100_000, provider: "azure" });
+    limiter.sync({ "x-ratelimit-limit-requests": "100", "x-ratelimit-remaining-requests": "60" });
+    limiter.sync({ "x-ratelimit-limit-requests": "100", "x-ratelimit-remaining-requests": "0", "retry-after-ms": "4000" }, { status: 429, body: { error: { type: "requests" } } });
+    expect(limiter.snapshot().rpm!.resetInMs).toBeUndefined();
+  });
+
   it("a refund of a charge made before the window ended is not given back", async () => {
     const limiter = new Limiter({ tpm: 10_000, provider: "openai" });
     const early = await limiter.acquire(1_000);
