@@ -1,6 +1,7 @@
 /**
  * Goodput: the same workloads through no limiter, five peers and llm-limiter
- * against the provider simulator, on virtual time. Prints a table per workload
+ * against the provider simulator, on virtual time, beside the oracle (the best
+ * a FIFO client can do). Prints a table per workload
  * and writes bench/results/goodput.md (when every workload ran).
  *
  *   npx tsx bench/goodput.ts [workload ids...]
@@ -9,6 +10,7 @@ import { writeFileSync } from "node:fs";
 import { contenders } from "./goodput/contenders.js";
 import { measure } from "./goodput/metrics.js";
 import { checkTargets, resultsFile, targetList, workloadTable, type Result } from "./goodput/report.js";
+import { oracleMakespanMs } from "./goodput/oracle.js";
 import { simulate } from "./goodput/simulate.js";
 import { workloads } from "./goodput/workloads.js";
 
@@ -22,7 +24,7 @@ for (const workload of chosen) {
     const run = await simulate(workload, () => contender.client(workload.told, workload.provider.dialect));
     rows.push({ contender, metrics: measure(workload, run) });
   }
-  const result = { workload, rows };
+  const result = { workload, rows, oracleMs: oracleMakespanMs(workload) };
   results.push(result);
   console.log(`${workloadTable(result)}\n`);
 }

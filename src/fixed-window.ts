@@ -1,13 +1,7 @@
 import type { ProviderName, ReportedDimension } from "./headers/types.js";
 import type { Meter } from "./reservation.js";
+import { compareResets, resetReading } from "./reset-evidence.js";
 
-/**
- * A reset this far from what a continuous bucket would report is a window
- * boundary: a second for formats that carry whole seconds (RFC 3339, `6m0s`)
- * and for the `Date`-corrected wall clock, plus two units' refill for the
- * floored remaining.
- */
-const RESET_SLACK_MS = 1_000;
 /** A provider level that jumps back by more than this fraction of capacity, beyond refill, is a window resetting. */
 const JUMP_FRACTION = 1 / 4;
 /** Sub-windows last whole seconds (Azure: 1 s or 10 s). */
@@ -35,38 +29,47 @@ export function windowPeriodMs(meter: Meter): number {
 }
 
 /**
- * Whether a reset contradicts a continuous bucket, whose reset is the time to
- * refill what is missing: `(limit − remaining) × window / limit`
- * (shared/providers.md). Only a window told by the dialect can be tested: an
- * inferred one was computed from that very relation.
+ * A 429 on a windowed dimension: nothing more fits until its window ends, and
+ * the retry hint says when. The hint was stamped at or before now and is
+ * rounded up, so the end it gives is a late bound: the safe side. A hint
+ * longer than a window is not about this one.
  */
-function resetPointsAtBoundary(reported: ReportedDimension): boolean {
-  const { limit, remaining, windowMs, resetMs, windowSource } = reported;
-  if (limit === undefined || remaining === undefined || windowMs === undefined || resetMs === undefined || windowSource !== "dialect") return false;
-  const unitMs = windowMs / limit;
-  const toFull = (limit - remaining) * unitMs;
-  return Math.abs(resetMs - toFull) > RESET_SLACK_MS + 2 * unitMs;
+export function windowFromRetryHint(meter: Meter, retryAfterMs: number, now: number): WindowReading | undefined {
+  const periodMs = windowPeriodMs(meter);
+  if (!meter.windowed || retryAfterMs > periodMs) return undefined;
+  return { startedBy: now + retryAfterMs - periodMs, periodMs };
 }
 
 /**
- * Reads what a response says about fixed windows on `meter`, marking it
- * windowed once the headers show one: a reset that points at a boundary
- * rather than at the time to refill, Azure's sub-window allowance (sent with
- * no reset), or a level that jumps back up by more than refill and this
- * client's refunds explain; such a jump is also when a window began. `providerGain` and `localGain` are how the provider's and the local
- * level moved since the last sync, `dt` how long ago that was.
- * Returns where the provider's current window began at the latest, when this
- * response tells it.
+ * Reads what a response says about fixed windows on `meter`. A dimension is
+ * marked windowed when two readings of its reset point at the same boundary
+ * while a bucket's would have moved (see {@link compareResets}: one reading
+ * cannot tell, since a skewed wall clock or rounding shifts it), by Azure's
+ * sub-window allowance (sent with no reset), or by a level that jumps back up
+ * by more than refill and this client's refunds explain; such a jump is also
+ * when a window began. Two readings whose boundary moved as a bucket's does
+ * revoke window mode. `providerGain` and `localGain` are how the provider's
+ * and the local level moved since the last sync, `dt` how long ago that was.
+ * Returns where the provider's current window began at the latest when this
+ * response tells it, or `"revoked"` when it shows a continuous bucket after all.
  */
-export function readWindow(meter: Meter, reported: ReportedDimension, provider: ProviderName | "unknown", moved: { providerGain: number; localGain: number; dt: number } | undefined, now: number): WindowReading | undefined {
+export function readWindow(meter: Meter, reported: ReportedDimension, provider: ProviderName | "unknown", moved: { providerGain: number; localGain: number; dt: number } | undefined, now: number): WindowReading | "revoked" | undefined {
   const periodMs = windowPeriodMs(meter);
-  if (reported.resetMs !== undefined && reported.windowSource === "dialect") {
-    if (!meter.windowed && !resetPointsAtBoundary(reported)) return undefined;
-    meter.windowed = true;
+  if (reported.resetMs !== undefined) {
+    const reading = resetReading(reported, provider, now);
+    if (reading === undefined) return undefined;
+    const anchor = meter.resetAnchor;
+    const evidence = anchor === undefined ? "unrelated" : compareResets(anchor, reading, reported.windowMs!, periodMs);
+    // Evidence builds up with draws and time: keep the earlier reading until the pair tells.
+    if (evidence !== "too-close") meter.resetAnchor = reading;
+    if (evidence === "bucket" && meter.windowed) {
+      meter.windowed = false;
+      return "revoked";
+    }
+    if (evidence === "window") meter.windowed = true;
     // Stamped at the latest now: the boundary is at or before now + reset (+1 ms for rounding to the ms).
-    return { startedBy: now + reported.resetMs + 1 - periodMs, periodMs };
+    return meter.windowed ? { startedBy: now + reported.resetMs + 1 - periodMs, periodMs } : undefined;
   }
-  if (reported.resetMs !== undefined) return undefined;
   // Azure documents sub-windows; what it reports without a reset is one (see LearnedLimits).
   if (provider === "azure") meter.windowed = true;
   if (moved === undefined) return undefined;

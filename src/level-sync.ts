@@ -1,5 +1,5 @@
 import type { RateLimitView } from "./headers/types.js";
-import { readWindow } from "./fixed-window.js";
+import { readWindow, windowFromRetryHint } from "./fixed-window.js";
 import type { Meter } from "./reservation.js";
 
 /** What a header-carrying response is tied to: the admission that sent it. */
@@ -32,10 +32,13 @@ function remainingNow(meter: Meter, remaining: number, unseen: number, origin: S
 /** The parts of a store that header sync moves. */
 export interface SyncTarget {
   level(name: string): number | undefined;
+  lower(name: string, level: number): void;
   resync(name: string, level: number): void;
   setShare(name: string, share: number): void;
   /** The provider meters `name` in fixed windows of `periodMs`, the current one begun at or before `startedBy`. */
   alignWindow(name: string, startedBy: number, periodMs: number): void;
+  /** `name` is a continuous bucket after all. */
+  endWindows(name: string): void;
 }
 
 /** Where header sync lowers levels held by a shared store. */
@@ -77,7 +80,8 @@ export function syncLevels(view: RateLimitView, meters: readonly Meter[], target
     const window = readWindow(meter, reported, view.provider, moved, now);
     recoverHeadroom(meter, moved?.dt);
     const truth = truthOf();
-    if (window) target.alignWindow(meter.name, window.startedBy, window.periodMs);
+    if (window === "revoked") target.endWindows(meter.name);
+    else if (window) target.alignWindow(meter.name, window.startedBy, window.periodMs);
     else if (moved && !meter.windowed) learnShare(meter, target, moved);
     meter.syncedSeq = origin.seq;
     // Every client on a shared key sees the same headroom: after 429s, take only part of it.
@@ -131,6 +135,21 @@ export function syncSharedLevels(view: RateLimitView, meters: readonly Meter[], 
     const { limit, windowMs, capacity } = meter.dimension;
     target.lowerFrom(meter, Math.min(capacity, remaining + (elapsed * limit) / windowMs), origin.markOf(meter));
   }
+}
+
+/**
+ * A 429 named the dimensions `named` (by unit). When that is one windowed
+ * dimension, its window is spent and ends when the retry hint says (sharper
+ * than the response that shows the next window's jump, which arrives a
+ * latency after it began). With several, the hint may be another's.
+ */
+export function alignToRetryHint(named: readonly Meter[], target: SyncTarget, retryAfterMs: number, now: number): void {
+  const meter = named[0];
+  if (meter === undefined || named.length > 1) return;
+  const window = windowFromRetryHint(meter, retryAfterMs, now);
+  if (!window) return;
+  target.alignWindow(meter.name, window.startedBy, window.periodMs);
+  target.lower(meter.name, 0);
 }
 
 /**

@@ -7,7 +7,7 @@ import { DeadlineHeap, Fifo } from "./queue.js";
 import { parseRateLimitHeaders } from "./headers/parse.js";
 import type { HeaderInput, ParseOptions, ProviderName, RateLimitView } from "./headers/types.js";
 import { LearnedLimits } from "./learned-limits.js";
-import { syncLevels, syncSharedLevels, yieldShare, type SyncOrigin } from "./level-sync.js";
+import { alignToRetryHint, syncLevels, syncSharedLevels, yieldShare, type SyncOrigin } from "./level-sync.js";
 import { createMeter, Reservation, type Meter, type ReservationHost } from "./reservation.js";
 import { MemoryStore } from "./store/memory.js";
 import type { DimensionSnapshot, Store } from "./store/types.js";
@@ -225,8 +225,10 @@ export class Limiter {
     const now = this.clock.now();
     if (failure.retryAfterMs !== undefined) {
       const until = now + failure.retryAfterMs;
-      if (named.length > 0) for (const meter of named) this.store.pause(meter.name, until);
-      else {
+      if (named.length > 0) {
+        for (const meter of named) this.store.pause(meter.name, until);
+        alignToRetryHint(named, this.store, failure.retryAfterMs, now);
+      } else {
         this.pausedUntil = Math.max(this.pausedUntil, until);
         this.shared?.pauseAll(failure.retryAfterMs);
       }

@@ -3,6 +3,7 @@ import { ReservationReleasedError } from "./errors.js";
 import type { HeaderInput, RateLimitView } from "./headers/types.js";
 import type { SyncOrigin } from "./level-sync.js";
 import type { Estimate, SyncOptions, Usage } from "./options.js";
+import type { ResetReading } from "./reset-evidence.js";
 
 /** Limiter-side tallies of one dimension, kept by name across reconfiguration. */
 export interface Meter {
@@ -36,13 +37,15 @@ export interface Meter {
   lastSet: number;
   /** The headers showed the provider metering this dimension in fixed windows: no share learning. */
   windowed: boolean;
+  /** The reset reading later ones are compared with to tell a fixed window from a bucket. */
+  resetAnchor: ResetReading | undefined;
   /** The dimension was removed or replaced: reservations charged on it settle nowhere. */
   retired: boolean;
 }
 
 /** A new meter for `dimension`. */
 export function createMeter(dimension: Dimension): Meter {
-  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, headroom: 1, lastTruth: 0, lastSet: 0, windowed: false, retired: false };
+  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, headroom: 1, lastTruth: 0, lastSet: 0, windowed: false, resetAnchor: undefined, retired: false };
 }
 
 /** What a reservation needs from its limiter. */
@@ -70,6 +73,8 @@ export class Reservation implements SyncOrigin {
   /** Inside `run`: headers are held back until the call's usage is settled. */
   private deferring = false;
   private deferred: (() => void)[] | undefined;
+  /** A refund came while headers were held back: the queue moves once they are applied. */
+  private refundHeld = false;
   /**
    * One array for two per-meter columns (one allocation per admission): at
    * `i`, the meter's `admitted` total right after this admission; at `n + i`,
@@ -145,6 +150,10 @@ export class Reservation implements SyncOrigin {
     this.deferring = false;
     this.deferred = undefined;
     if (deferred) for (const apply of deferred) apply();
+    if (this.refundHeld) {
+      this.refundHeld = false;
+      this.host.refunded();
+    }
   }
 
   /** The caller's abort signal, to pass on to the model call (a never-aborting one if none was given). */
@@ -206,7 +215,11 @@ export class Reservation implements SyncOrigin {
       books[n + i] = next;
       if (delta > 0) refunded = true;
     }
-    if (refunded) this.host.refunded();
+    if (!refunded) return;
+    // Admitting on the refund before the held-back headers apply would set the level to a
+    // remaining that cannot count that admission (the provider has not seen it yet).
+    if (this.deferred) this.refundHeld = true;
+    else this.host.refunded();
   }
 
 }

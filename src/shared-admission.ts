@@ -269,6 +269,10 @@ export class SharedAdmission implements Store {
     // The shared buckets stay continuous: their Lua scripts know no windows.
   }
 
+  endWindows(): void {
+    // Never windowed (see alignWindow).
+  }
+
   pause(name: string, until: number): void {
     const index = this.indexOf(name);
     if (index < 0) return;

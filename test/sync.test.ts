@@ -61,6 +61,24 @@ describe("levels", () => {
     expect(limiter.snapshot().tpm?.available).toBe(4_800);
   });
 
+  it("a refund inside run admits the queue only after the response's headers apply, so the level counts what it admits", async () => {
+    const limiter = new Limiter({ tpm: 10_000, provider: "openai" });
+    limiter.sync(openai([100, 100], [10_000, 1_000])); // others drew 9,000: the own count stays at 10,000
+    const done = limiter.run(600, async (r) => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The provider charged 600 and gave back 400 when the call completed: 800 left, the 700 not yet seen.
+      r.sync(openai([100, 99], [10_000, 800]));
+      return { value: null, used: 200 };
+    });
+    // Behind the 600, the 700 waits for the refund (400 left, and 10 s of refill).
+    const waiting = limiter.acquire(700);
+    await time.timers.tickAsync(100);
+    await done;
+    (await waiting).release();
+    // 800 reported, less the 700 admitted on the refund (admitted before the headers applied, the level read ~500 too high).
+    expect(limiter.snapshot().tpm?.available).toBe(100);
+  });
+
   it("headers from an older request never undo what a fresher one said", async () => {
     const limiter = new Limiter({ rpm: 100, tpm: 100_000, provider: "openai" });
     const older = await limiter.acquire(100);

@@ -9,7 +9,7 @@ import type { Workload } from "./workloads.js";
 export const PHASE_MS = 25_500;
 
 /** Answers take 300 ms plus 15 ms per output token. */
-const latencyMs = ({ actual }: { actual: number }): number => 300 + 15 * actual;
+export const latencyMs = ({ actual }: { actual: number }): number => 300 + 15 * actual;
 
 export interface Run {
   /** Every attempt the provider saw, times relative to the workload's start. */

@@ -184,6 +184,14 @@ export class MemoryStore implements Store {
     window.periodMs = periodMs;
   }
 
+  endWindows(name: string): void {
+    const bucket = this.byName.get(name);
+    if (!bucket?.window) return;
+    refill(bucket, this.clock.now());
+    bucket.window = undefined;
+    bucket.limit = refillRate(bucket);
+  }
+
   pause(name: string, until: number): void {
     const bucket = this.byName.get(name);
     if (bucket && until > bucket.pausedUntil) bucket.pausedUntil = until;

@@ -57,6 +57,8 @@ export interface Store {
    * until it ends, then the level is the whole capacity.
    */
   alignWindow(name: string, startedBy: number, periodMs: number): void;
+  /** The headers showed dimension `name` to be a continuous bucket after all: it refills again, with no reset ahead. */
+  endWindows(name: string): void;
   /** No admission with a positive cost on `name` before monotonic time `until`. */
   pause(name: string, until: number): void;
   /** Frees one concurrency slot (with a shared store, the reservation's lease). */

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LimiterClosedError, RequestTooLargeError, WaitTimeoutError, type CustomLimit, type Estimate, type Unit } from "../../src/index.js";
 import { DAY, Harness, MINUTE, SHORTHAND_SHAPES, type Change, type Config, type Op, type Scenario, type Shorthand } from "./harness.js";
+import { numRuns } from "./runs.js";
 
 // ---------------------------------------------------------------------------
 // Generators
@@ -145,7 +146,7 @@ function scenario(weights: Weights, waits = maxWaitMs): fc.Arbitrary<Scenario> {
 const everything: Weights = { arrive: 5, advance: 4, settle: 3, refund: 1, release: 3, abort: 1, setLimits: 1 };
 
 /** A failure stops shrinking in time to be reported before vitest's 30 s timeout (which would leave fake timers installed). */
-const runs = { numRuns: 150, interruptAfterTimeLimit: 20_000 };
+const runs = { numRuns: numRuns(150), interruptAfterTimeLimit: 20_000 };
 
 // ---------------------------------------------------------------------------
 // Properties. The harness checks every invariant at every admission and step
