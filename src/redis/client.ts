@@ -13,10 +13,11 @@ export interface RedisScriptClient {
   eval(script: string, keys: readonly string[], args: readonly string[]): Promise<unknown>;
   /**
    * Whether a command sent now goes to the server rather than into the
-   * client's offline queue (while it reconnects). When it says no, the store
-   * fails the call at once instead of sending a command that could run after
-   * the call timed out: a booking given up on must not land later. Without
-   * it, every call is sent.
+   * client's offline queue (while it connects or reconnects). While it says
+   * no, the store sends nothing and waits, up to the command timeout, then
+   * fails the call: a command queued in the client could run after the call
+   * timed out, and a booking given up on must not land later. Without it,
+   * every call is sent.
    */
   isReady?(): boolean;
 }

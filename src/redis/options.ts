@@ -17,9 +17,9 @@ export interface RedisStoreOptions {
    * Longest wait for each Redis command, in ms; then the call rejects with
    * `StoreUnavailableError`. Default: 250.
    *
-   * While the client is not connected (it reconnects), the store sends nothing
-   * and fails at once, so a command never waits in the client's offline queue
-   * to run after its call timed out. Connect the client before the first call.
+   * While the client is not connected (it connects or reconnects), the store
+   * sends nothing and waits for it within this time, then fails: a command
+   * never waits in the client's offline queue to run after its call timed out.
    * With ioredis, also set `autoResendUnfulfilledCommands: false`: otherwise it
    * sends again, after reconnecting, the commands in flight when the
    * connection dropped.

@@ -1,14 +1,16 @@
 import type { RedisScriptClient } from "./client.js";
 import { replyCode, storeError, StoreUnavailableError } from "./errors.js";
 import type { Script } from "./scripts/index.js";
-import { withTimeout } from "./timeout.js";
+import { untilReady, withTimeout } from "./timeout.js";
 
 /**
  * Runs scripts by SHA1 once the server is known to hold them, by EVAL (which
  * loads them) until then. Sending EVALSHA first and EVAL on NOSCRIPT would
  * re-send a command after the ones that followed it, and a lowering could then
  * land after the booking it should have limited. Sends nothing while the
- * client is not ready (see {@link RedisScriptClient.isReady}).
+ * client is not ready (see {@link RedisScriptClient.isReady}): it waits for
+ * it, within the same timeout, so a client still connecting at start-up is
+ * waited for rather than taken as down.
  */
 export class ScriptRunner {
   /** SHA1s the server ran since this runner last saw it lose its script cache. */
@@ -22,7 +24,8 @@ export class ScriptRunner {
   /** One round trip (two when the server lost its script cache since the last one), raced against the timeout. */
   async run(script: Script, keys: readonly string[], args: readonly string[]): Promise<unknown> {
     try {
-      if (this.client.isReady?.() === false) throw new Error("The Redis client is not connected: nothing sent");
+      const isReady = this.client.isReady;
+      if (isReady && !isReady.call(this.client)) await untilReady(() => isReady.call(this.client), this.timeoutMs);
       if (!this.loaded.has(script.sha1)) {
         const reply = await withTimeout(() => this.client.eval(script.source, keys, args), this.timeoutMs);
         this.loaded.add(script.sha1);

@@ -25,3 +25,26 @@ export function withTimeout<T>(call: () => Promise<T>, ms: number): Promise<T> {
     );
   });
 }
+
+/** How often a client that is not ready is looked at again. */
+const READY_POLL_MS = 10;
+
+/**
+ * Resolves once `isReady()` says yes, or rejects with a
+ * {@link StoreUnavailableError} when it still says no after `ms`. Looks every
+ * few milliseconds (the client's interface has no events); the timers are
+ * unref'd like the command's own.
+ */
+export function untilReady(isReady: () => boolean, ms: number): Promise<void> {
+  const deadline = performance.now() + ms;
+  return new Promise<void>((resolve, reject) => {
+    const look = (): void => {
+      if (isReady()) return resolve();
+      const left = deadline - performance.now();
+      if (left > 0) return void setTimeout(look, Math.min(READY_POLL_MS, left)).unref();
+      const cause = new Error("The Redis client is not connected");
+      reject(new StoreUnavailableError(`Redis store unavailable: the client did not connect within ${ms} ms (nothing sent)`, { cause }));
+    };
+    look();
+  });
+}

@@ -53,19 +53,19 @@ describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("outage (%s)", (ada
 });
 
 describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("a client that is reconnecting (%s)", (adapter) => {
-  it("is sent nothing: the call fails at once, and nothing of it lands when the server is back", async () => {
+  it("is sent nothing: the call fails after the timeout, and nothing of it lands when the server is back", async () => {
     const server = await startRedisServer();
     const connection = await ADAPTERS[adapter](server.url);
     let restarted: Awaited<ReturnType<typeof startRedisServer>> | undefined;
     const isReady = connection.client.isReady!;
     try {
-      const store = new RedisStore({ client: connection.client, key: "offline", timeoutMs: 60_000 });
+      const store = new RedisStore({ client: connection.client, key: "offline", timeoutMs: 300 });
       await bookOne(store, rpm, [1]);
       await server.stop();
       while (isReady()) await sleep(10);
       const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreUnavailableError);
-      expect((error as Error).cause).not.toMatchObject({ name: "TimeoutError" });
+      expect((error as Error).message).toMatch(/did not connect within 300 ms/);
       restarted = await startRedisServer(server.port);
       while (!isReady()) await sleep(20);
       // The restarted server is empty: a refused booking queued by the client would have landed first.
@@ -94,17 +94,17 @@ const FAIL_FAST = {
 } satisfies Record<AdapterName, (url: string) => Promise<Connection>>;
 
 describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("outage without an offline queue (%s)", (adapter) => {
-  it("rejects at once with StoreUnavailableError, not after the timeout", async () => {
+  it("rejects with StoreUnavailableError once the timeout passes with the client still down", async () => {
     const server = await startRedisServer();
     const connection = await FAIL_FAST[adapter](server.url);
     try {
-      const store = new RedisStore({ client: connection.client, key: "fast", timeoutMs: 60_000 });
+      const store = new RedisStore({ client: connection.client, key: "fast", timeoutMs: 300 });
       await bookOne(store, rpm, [1]);
       await server.stop();
       await sleep(100);
       const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreUnavailableError);
-      expect((error as Error).cause).not.toMatchObject({ name: "TimeoutError" });
+      expect((error as Error).message).toMatch(/did not connect within 300 ms/);
     } finally {
       await connection.close();
     }

@@ -95,16 +95,28 @@ describe("errors and timeouts (no server)", () => {
     expect(calls[3]!.args).toEqual(calls[2]!.args);
   });
 
-  it("sends nothing while the client is not ready, and fails at once", async () => {
+  it("sends nothing while the client is not ready: waits for it within timeoutMs, then fails, leaving no timer", async () => {
+    vi.useFakeTimers();
     const client = fakeClient(async () => ["1", "0", "0", "", "0", "9"]);
     let ready = false;
     const store = new RedisStore({ client: { ...client, isReady: () => ready }, key: "k", timeoutMs: TIMEOUT });
-    const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
+    const refused = bookOne(store, rpm, [1]).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(TIMEOUT);
+    const error = await refused;
     expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toMatch(/did not connect within 1234 ms/);
+    expect(client.calls).toHaveLength(0);
+    expect(vi.getTimerCount()).toBe(0);
+
+    // A client still connecting (at start-up) is waited for, not taken as down.
+    const waited = bookOne(store, rpm, [1]);
+    await vi.advanceTimersByTimeAsync(TIMEOUT / 2);
     expect(client.calls).toHaveLength(0);
     ready = true;
-    expect(await bookOne(store, rpm, [1])).toMatchObject({ booked: true, marks: [1] });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(await waited).toMatchObject({ booked: true, marks: [1] });
     expect(client.calls).toHaveLength(1);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it("refuses a malformed reply", async () => {
