@@ -7,15 +7,16 @@ import type { Script } from "./script.js";
  */
 export const adjust: Script = {
   source: `${PRELUDE}${LAYOUT}
+local dims, changed = dimensions(), {}
 for i = 1, count do
   local delta = tonumber(ARGV[rest + i - 1])
   if delta ~= 0 then
-    local d = dimension(i)
-    d.level = math.min(d.level + delta, d.capacity)
-    save(d)
+    dims[i].level = math.min(dims[i].level + delta, dims[i].capacity)
+    changed[#changed + 1] = dims[i]
   end
 end
+save(changed)
 keep(KEYS[1], ttl)
 `,
-  sha1: "518fceda0526f5eece7370fe0cc46c4d567e7b3c",
+  sha1: "4aa0f85311bcd3aa5598fc02c2f3cc32446927e0",
 };

@@ -22,11 +22,8 @@ local concurrency = tonumber(ARGV[after])
 local leaseMs = tonumber(ARGV[after + 1])
 local prefix = ARGV[after + 2]
 
-local dims, before = {}, {}
-for i = 1, count do
-  dims[i] = dimension(i)
-  before[i] = dims[i].total
-end
+local dims, before = dimensions(), {}
+for i = 1, count do before[i] = dims[i].total end
 
 local admitted, booked, wait, binding = 0, '0', 0, ''
 for r = 1, m do
@@ -58,13 +55,13 @@ for r = 1, m do
 end
 
 local out = { tostring(admitted), booked, str(wait), binding }
+save(dims)
 for i = 1, count do
-  save(dims[i])
   out[4 + i] = str(before[i])
   out[4 + count + i] = str(dims[i].level)
 end
 keep(KEYS[1], ttl)
 return out
 `,
-  sha1: "e7fdefd97f155f9381cc1f2eca113cbf66850d19",
+  sha1: "2efef59f7a7830776da534856b1cf53e34933d9c",
 };

@@ -8,13 +8,13 @@ import type { Script } from "./script.js";
  */
 export const lower: Script = {
   source: `${PRELUDE}${LAYOUT}
-local d = dimension(1)
+local d = dimensions()[1]
 local remaining, mark = tonumber(ARGV[rest]), tonumber(ARGV[rest + 1])
 -- A mark above the total means the state was lost since: nothing known was booked after it.
 if mark then remaining = remaining - math.max(0, d.total - mark) end
 d.level = math.min(d.level, math.max(0, remaining))
-save(d)
+save({ d })
 keep(KEYS[1], ttl)
 `,
-  sha1: "4311c23d126b5453ac70cee68047a3e5dccc5e76",
+  sha1: "4013316247fce4c928a6b4b48becfbecd7a15b57",
 };

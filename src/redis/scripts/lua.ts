@@ -20,9 +20,10 @@ end
 `;
 
 /**
- * `dimension(i)`: the i-th dimension of the layout in ARGV (fraction, count,
- * then name, limit, windowMs, capacity per dimension), refilled to now.
- * `save(d)` writes it back; `ttl` then says how long the hash must live.
+ * `dimensions()`: every dimension of the layout in ARGV (fraction, count, then
+ * name, limit, windowMs, capacity per dimension), refilled to now, read in one
+ * HMGET. `save(ds)` writes those given back in one HSET; `ttl` then says how
+ * long the hash must live.
  */
 export const LAYOUT = `
 local fraction = tonumber(ARGV[1])
@@ -30,24 +31,40 @@ local count = tonumber(ARGV[2])
 local rest = 3 + count * 4
 local ttl = 0
 
-local function dimension(i)
-  local o = 3 + (i - 1) * 4
-  local d = { name = ARGV[o], limit = tonumber(ARGV[o + 1]), window = tonumber(ARGV[o + 2]), capacity = tonumber(ARGV[o + 3]) }
-  local s = redis.call('HMGET', KEYS[1], d.name .. ':l', d.name .. ':t', d.name .. ':a', d.name .. ':p')
-  local level, at = tonumber(s[1]), tonumber(s[2])
-  if level == nil or at == nil then level, at = d.capacity * fraction, now end
-  -- Multiply first so whole numbers stay exact; a clock that steps back refills nothing.
-  if now > at then level, at = level + (now - at) * d.limit / d.window, now end
-  d.level, d.at = math.min(level, d.capacity), at
-  d.total, d.paused = tonumber(s[3]) or 0, tonumber(s[4]) or 0
-  return d
+local function dimensions()
+  local fields = {}
+  for i = 1, count do
+    local name, f = ARGV[3 + (i - 1) * 4], (i - 1) * 4
+    fields[f + 1], fields[f + 2], fields[f + 3], fields[f + 4] = name .. ':l', name .. ':t', name .. ':a', name .. ':p'
+  end
+  local s = redis.call('HMGET', KEYS[1], unpack(fields))
+  local ds = {}
+  for i = 1, count do
+    local o, f = 3 + (i - 1) * 4, (i - 1) * 4
+    local d = { name = ARGV[o], limit = tonumber(ARGV[o + 1]), window = tonumber(ARGV[o + 2]), capacity = tonumber(ARGV[o + 3]) }
+    local level, at = tonumber(s[f + 1]), tonumber(s[f + 2])
+    if level == nil or at == nil then level, at = d.capacity * fraction, now end
+    -- Multiply first so whole numbers stay exact; a clock that steps back refills nothing.
+    if now > at then level, at = level + (now - at) * d.limit / d.window, now end
+    d.level, d.at = math.min(level, d.capacity), at
+    d.total, d.paused = tonumber(s[f + 3]) or 0, tonumber(s[f + 4]) or 0
+    ds[i] = d
+  end
+  return ds
 end
 
 -- Keeps the state until the bucket is full again (pending bookings included) plus a window,
 -- and past any pause: expiring earlier would forget bookings and over-admit.
-local function save(d)
-  redis.call('HSET', KEYS[1], d.name .. ':l', d.level, d.name .. ':t', d.at, d.name .. ':a', d.total)
-  ttl = math.max(ttl, (d.capacity - d.level) * d.window / d.limit + d.window, d.paused - now)
+local function save(ds)
+  if #ds == 0 then return end
+  local values = {}
+  for j, d in ipairs(ds) do
+    local f = (j - 1) * 6
+    values[f + 1], values[f + 2], values[f + 3], values[f + 4], values[f + 5], values[f + 6] =
+      d.name .. ':l', d.level, d.name .. ':t', d.at, d.name .. ':a', d.total
+    ttl = math.max(ttl, (d.capacity - d.level) * d.window / d.limit + d.window, d.paused - now)
+  end
+  redis.call('HSET', KEYS[1], unpack(values))
 end
 `;
 
