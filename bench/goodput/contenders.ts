@@ -45,6 +45,20 @@ function gated(gate: Gate): Send {
   return async (job, provider) => (await gate(estimate(job), () => callWithRetries(provider, request(job)))).status === 200;
 }
 
+/** Anything that waits until it can take `count` tokens: `limiter`'s `RateLimiter`, rate-limiter-flexible's `RateLimiterQueue`. */
+interface TokenRemover {
+  removeTokens(count: number): Promise<unknown>;
+}
+
+/** Two limiters, one of tokens and one of requests: take the call's tokens, then one request, then call. */
+function tokensThenRequest(tokens: TokenRemover, requests: TokenRemover): Send {
+  return gated(async (cost, fn) => {
+    await tokens.removeTokens(cost);
+    await requests.removeTokens(1);
+    return fn();
+  });
+}
+
 /** llm-limiter as the README shows it: reserve prompt + max_tokens, sync headers, settle usage, retry 429s. */
 export function sendThrough(limiter: Limiter): Send {
   return async (job, provider) => {
@@ -121,11 +135,7 @@ export const contenders: readonly Contender[] = [
     client(quota) {
       const tokens = new RateLimiter({ tokensPerInterval: quota.tpm, interval: "minute" });
       const requests = new RateLimiter({ tokensPerInterval: quota.rpm, interval: "minute" });
-      return gated(async (cost, fn) => {
-        await tokens.removeTokens(cost);
-        await requests.removeTokens(1);
-        return fn();
-      });
+      return tokensThenRequest(tokens, requests);
     },
   },
   {
@@ -135,11 +145,7 @@ export const contenders: readonly Contender[] = [
       const queue = (points: number) => new RateLimiterQueue(new RateLimiterMemory({ points, duration: MINUTE_MS / 1_000 }));
       const tokens = queue(quota.tpm);
       const requests = queue(quota.rpm);
-      return gated(async (cost, fn) => {
-        await tokens.removeTokens(cost);
-        await requests.removeTokens(1);
-        return fn();
-      });
+      return tokensThenRequest(tokens, requests);
     },
   },
   {
@@ -149,7 +155,7 @@ export const contenders: readonly Contender[] = [
   },
   {
     library: "llm-limiter",
-    setup: '`new Limiter({ rpm, tpm, provider })`; `run(prompt + max_tokens, fn, { retry: { attempts: 20 } })`, fn syncs headers and reports `used`',
+    setup: `\`new Limiter({ rpm, tpm, provider })\`; \`run(prompt + max_tokens, fn, { retry: { attempts: ${RETRIES} } })\`, fn syncs headers and reports \`used\``,
     client: (quota, dialect) => sendThrough(new Limiter({ ...quota, provider: dialect })),
   },
 ];

@@ -18,16 +18,21 @@ export interface Metrics {
   readonly lateShare: number;
 }
 
-const MINUTE_MS = 60_000;
-const AZURE_SUB_WINDOW_MS = 10_000;
+export const MINUTE_MS = 60_000;
+export const AZURE_SUB_WINDOW_MS = 10_000;
+
+/** What one of Azure's 10 s sub-windows admits of a per-minute `limit`: floor(limit / 6), at least 1. */
+export function azureAllowance(limit: number): number {
+  return Math.max(1, Math.floor(limit / 6));
+}
 
 /**
  * A dimension's true burst and refill rate (per ms). Under Azure's sub-windows
- * the burst is one sub-window's floor(limit / 6), which refills every 10 s.
+ * the burst is one sub-window's allowance, which refills every 10 s.
  */
 function trueShape(limit: number, window: Workload["provider"]["window"]): { capacity: number; perMs: number } {
   if (window !== "azure") return { capacity: limit, perMs: limit / MINUTE_MS };
-  const capacity = Math.max(1, Math.floor(limit / 6));
+  const capacity = azureAllowance(limit);
   return { capacity, perMs: capacity / AZURE_SUB_WINDOW_MS };
 }
 

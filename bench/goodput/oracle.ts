@@ -8,11 +8,11 @@
  * (a window gives back only charges of the window still open); a bucket
  * refills continuously; windows are aligned to the provider's clock.
  */
-import { PHASE_MS, latencyMs } from "./simulate.js";
+import { latencyMs } from "../../examples/demo/workload.js";
+import { AZURE_SUB_WINDOW_MS, MINUTE_MS, azureAllowance } from "./metrics.js";
+import { PHASE_MS } from "./simulate.js";
 import type { Job, Workload } from "./workloads.js";
 
-const MINUTE_MS = 60_000;
-const AZURE_SUB_WINDOW_MS = 10_000;
 /** Float slack the simulator also allows when it compares a level with a cost. */
 const TOLERANCE = 1e-6;
 
@@ -75,7 +75,7 @@ function windows(allowance: number, periodMs: number): Quota {
 
 function quotaOf(limit: number, mode: Workload["provider"]["window"]): Quota {
   if (mode === "bucket") return bucket(limit);
-  if (mode === "azure") return windows(Math.max(1, Math.floor(limit / 6)), AZURE_SUB_WINDOW_MS);
+  if (mode === "azure") return windows(azureAllowance(limit), AZURE_SUB_WINDOW_MS);
   return windows(limit, MINUTE_MS);
 }
 

@@ -3,7 +3,8 @@ import os from "node:os";
 import { markdownTable, type Align } from "../table.js";
 import { versionOf } from "../peers.js";
 import type { Contender } from "./contenders.js";
-import type { Metrics } from "./metrics.js";
+import { boundMs, type Metrics } from "./metrics.js";
+import { RETRIES } from "./retry.js";
 import type { Workload } from "./workloads.js";
 
 export interface Row {
@@ -52,7 +53,7 @@ export function workloadTable(result: Result): string {
     if (workload.lateShare) cells.push(percent(m.lateShare));
     return cells;
   });
-  const bound = result.rows[0]?.metrics.boundMs ?? 0;
+  const bound = boundMs(workload);
   const oracle = [ORACLE, "0", "–", "0", seconds(result.oracleMs), "0.0", seconds(bound), (bound / result.oracleMs).toFixed(3)];
   if (workload.lateShare) oracle.push(percent(0));
   rows.push(oracle);
@@ -122,9 +123,9 @@ ${new Date().toISOString().slice(0, 10)} · Node ${process.version} · ${machine
 Each workload runs on virtual time (\`@sinonjs/fake-timers\`) against the simulator from
 \`llm-limiter/testing\` (\`createProvider\`, in process), answering after \`300 + 15 × answer tokens\` ms,
 with the same calls and answer lengths for every library. The run starts 25.5 s into the
-provider's clock minute. Every client retries a 429 after the provider's \`retry-after-ms\`, up to 20 times.
+provider's clock minute. Every client retries a 429 after the provider's \`retry-after-ms\`, up to ${RETRIES} times.
 
-- **429s**: rejections drawn, retries included. **gave up**: calls still rejected after 20 retries.
+- **429s**: rejections drawn, retries included. **gave up**: calls still rejected after ${RETRIES} retries.
 - **makespan**: from the first arrival until the last call is done.
 - **bound** = max(last arrival, (N − C_rpm) / r_rpm, (Σ(prompt + actual) − C_tpm) / r_tpm), with
   the provider's true burst C and rate r (Azure: one 10 s sub-window's floor(limit / 6)). No client

@@ -8,7 +8,7 @@ export const RETRIES = 20;
 const NO_HINT_MS = 1_000;
 
 /** `retry-after-ms`, else `retry-after` seconds: the order the official SDKs read them in. */
-export function retryAfterMs(headers: ResponseHeaders): number {
+function retryAfterMs(headers: ResponseHeaders): number {
   const ms = Number(headers["retry-after-ms"]);
   if (Number.isFinite(ms) && ms >= 0) return ms;
   const seconds = Number(headers["retry-after"]);

@@ -48,10 +48,13 @@ const MAKESPAN_TARGET = 1.05;
 const met = (ok: boolean): string => (ok ? "met" : "NOT met");
 const fixed = (n: number, digits = 2): string => n.toFixed(digits);
 
+/** `library`'s admissions per second from `processes` processes among `rows` (NaN if it did not run). */
+function perSecond(rows: readonly ThroughputRow[], library: Library, processes: number): number {
+  return rows.find((row) => row.library === library && row.processes === processes)?.perSecond ?? NaN;
+}
+
 /** Admissions per second and their costs, beside rate-limiter-flexible's with as many processes. */
 function throughputTable(rows: readonly ThroughputRow[]): string {
-  const flexible = (processes: number): number =>
-    rows.find((row) => row.library === "rate-limiter-flexible" && row.processes === processes)?.perSecond ?? NaN;
   return markdownTable(
     ["library", "an admission is", "processes", "admissions/s", "÷ rate-limiter-flexible", "round trips", "commands Redis ran"],
     ["left", "left", "right", "right", "right", "right", "right"],
@@ -60,7 +63,7 @@ function throughputTable(rows: readonly ThroughputRow[]): string {
       WHAT[row.library],
       String(row.processes),
       whole(row.perSecond),
-      ratio(row.perSecond / flexible(row.processes)),
+      ratio(row.perSecond / perSecond(rows, "rate-limiter-flexible", row.processes)),
       fixed(row.roundTrips),
       fixed(row.serverCommands),
     ]),
@@ -68,8 +71,6 @@ function throughputTable(rows: readonly ThroughputRow[]): string {
 }
 
 export function report(r: Results): string {
-  const flexible = (processes: number): number =>
-    r.throughputRows.find((row) => row.library === "rate-limiter-flexible" && row.processes === processes)?.perSecond ?? NaN;
   const flexibleMakespan = r.makespanRows.find((row) => row.library === "rate-limiter-flexible")?.makespanMs ?? NaN;
   const makespan = markdownTable(
     ["library", "makespan", "÷ bound", "÷ rate-limiter-flexible", "round trips", "commands Redis ran", "bucket replay: rejected", "earliest"],
@@ -86,13 +87,11 @@ export function report(r: Results): string {
     ]),
   );
 
-  const ours = (library: Library, processes: number): ThroughputRow | undefined =>
-    r.throughputRows.find((row) => row.library === library && row.processes === processes);
   const uncontended = r.uncontendedRows.find((row) => row.library === "llm-limiter")?.roundTrips ?? NaN;
   const ourMakespan = r.makespanRows.find((row) => row.library === "llm-limiter")?.makespanMs ?? NaN;
-  const faster = [1, 4].map((p) => (ours("llm-limiter", p)?.perSecond ?? 0) / flexible(p));
+  const faster = [1, 4].map((p) => perSecond(r.throughputRows, "llm-limiter", p) / perSecond(r.throughputRows, "rate-limiter-flexible", p));
   const cpus = os.cpus();
-  const perSecond = (r.binding.limit * 1_000) / r.binding.windowMs;
+  const refillPerSecond = (r.binding.limit * 1_000) / r.binding.windowMs;
 
   return `# Redis store: llm-limiter beside rate-limiter-flexible
 
@@ -119,7 +118,7 @@ ${throughputTable(r.throughputRows)}
 
 ## Makespan of ${whole(r.requests)} requests from ${r.processes} processes on one budget that binds
 
-${r.binding.limit} requests per ${fixed(r.binding.windowMs / 1_000, 0)} s (llm-limiter: a bucket of ${r.binding.limit}, refilled at ${perSecond}/s;
+${r.binding.limit} requests per ${fixed(r.binding.windowMs / 1_000, 0)} s (llm-limiter: a bucket of ${r.binding.limit}, refilled at ${refillPerSecond}/s;
 rate-limiter-flexible: a fixed window of ${r.binding.limit} points per ${fixed(r.binding.windowMs / 1_000, 0)} s, waiting \`msBeforeNext\` after a
 rejection and trying again). Every process asks for its ${whole(r.requests / r.processes)} at once; the makespan runs from
 "go" to the last admission. The bound is the earliest the last one can be admitted, (N − C) / r =

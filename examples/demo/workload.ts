@@ -1,4 +1,4 @@
-import { seededRandom } from "../../src/testing/random.js";
+import { between, seededRandom } from "../../src/testing/random.js";
 
 /**
  * The demo's workload: one service's traffic over about four minutes, drawn
@@ -40,15 +40,14 @@ export interface Call {
  */
 export function buildWorkload(seed: number): Call[] {
   const random = seededRandom(seed);
-  const between = (lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
   const calls: Omit<Call, "id">[] = [];
 
   for (let burst = 0; burst * 20_000 <= 220_000; burst++) {
-    const size = between(30, 60);
+    const size = between(random, 30, 60);
     for (let i = 0; i < size; i++) {
       // Squaring skews prompts short, with a tail of long conversations.
       const prompt = 150 + Math.floor(random() ** 2 * 1_800);
-      calls.push({ kind: "chat", at: burst * 20_000 + between(0, 3_000), prompt, maxTokens: 512, actual: between(40, 400) });
+      calls.push({ kind: "chat", at: burst * 20_000 + between(random, 0, 3_000), prompt, maxTokens: 512, actual: between(random, 40, 400) });
     }
   }
 
@@ -56,11 +55,11 @@ export function buildWorkload(seed: number): Call[] {
   for (let at = 0; ; ) {
     at += Math.round(-Math.log(1 - random()) * 8_000);
     if (at > 240_000) break;
-    calls.push({ kind: "long", at, prompt: between(6_000, 20_000), maxTokens: 1_024, actual: between(150, 700) });
+    calls.push({ kind: "long", at, prompt: between(random, 6_000, 20_000), maxTokens: 1_024, actual: between(random, 150, 700) });
   }
 
   for (let i = 0; i < 200; i++) {
-    calls.push({ kind: "batch", at: 60_000, prompt: between(400, 1_500), maxTokens: 4_096, actual: between(60, 600) });
+    calls.push({ kind: "batch", at: 60_000, prompt: between(random, 400, 1_500), maxTokens: 4_096, actual: between(random, 60, 600) });
   }
 
   // Stable sort: equal arrival times keep generation order, so the run is reproducible.

@@ -1,15 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { Limiter } from "../../src/index.js";
 import type { Estimate, LimiterSnapshot, RateLimitView, Reservation, Usage } from "../../src/index.js";
-import { anthropicClient, openAIClient, spend, splitEstimate, tokensEstimate, useSimulator } from "./helpers.js";
+import { anthropicClient, openAIClient, refill, spend, splitEstimate, tokensEstimate, useSimulator } from "./helpers.js";
 
 // Real SDKs on a real socket: levels refill while the test runs, and the
 // limiter brings a response's remaining forward by the refill since the request
 // was admitted (the provider may have stamped it then). Every upper bound on a
 // level allows for the refill over the time actually measured from admission.
-
-/** The most a bucket of `limit` per minute refills in `ms`. */
-const refill = (limit: number, ms: number): number => (ms * limit) / 60_000 + 1e-6;
 
 /** A completed call: its headers, as read and as parsed, and the limiter once the call was released. */
 interface AfterCall {

@@ -41,6 +41,9 @@ export function anthropicClient(server: ProviderServer, options: { maxRetries?: 
   return new Anthropic({ baseURL: server.url, apiKey: "test-key", maxRetries: 0, ...options });
 }
 
+/** The most a bucket of `limit` per minute refills in `ms`. */
+export const refill = (limit: number, ms: number): number => (ms * limit) / 60_000 + 1e-6;
+
 /** What OpenAI charges TPM at admission: the prompt plus the output cap. */
 export function tokensEstimate(prompt: PromptParts, maxTokens: number): number {
   return estimatePromptTokens(prompt) + maxTokens;

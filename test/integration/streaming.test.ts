@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Limiter } from "../../src/index.js";
 import type { Estimate, LimiterSnapshot, Reservation, Usage } from "../../src/index.js";
-import { anthropicClient, openAIClient, splitEstimate, tokensEstimate, useSimulator } from "./helpers.js";
+import { anthropicClient, openAIClient, refill, splitEstimate, tokensEstimate, useSimulator } from "./helpers.js";
 import type { Simulator } from "./helpers.js";
 
 /** One streamed call as the limiter saw it. */
@@ -59,7 +59,7 @@ function expectOneSlotHeldPerStream([first, second]: readonly Streamed<Usage>[],
 function expectRefunded({ before, after, settleMs }: Streamed<Usage>, unused: number, limit: number): void {
   const expected = Math.min(limit, before + unused);
   expect(after).toBeGreaterThanOrEqual(expected - 1e-6);
-  expect(after).toBeLessThanOrEqual(Math.min(limit, expected + (settleMs * limit) / 60_000 + 1e-6));
+  expect(after).toBeLessThanOrEqual(Math.min(limit, expected + refill(limit, settleMs)));
 }
 
 describe("OpenAI streaming with include_usage", () => {

@@ -77,7 +77,7 @@ function expectSane(snapshot: LimiterSnapshot): void {
     for (const n of Object.values(d)) expect(Number.isFinite(n), `${name}: ${JSON.stringify(d)}`).toBe(true);
     if ("capacity" in d) expect(d.capacity).toBeGreaterThan(0);
   }
-  expect(snapshot.concurrency!.limit).toBeLessThanOrEqual(8);
+  expect(snapshot.concurrency!.limit).toBeLessThanOrEqual(OPTIONS.concurrency);
 }
 
 /**
@@ -141,7 +141,7 @@ const present = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: u
 /** Headers of one response from a continuous provider, built when the response is read (resets are absolute for Anthropic). */
 const bucketResponse = fc.oneof(
   fc.record({ dialect: fc.constant("openai" as const), requests: present(bucketBudget), tokens: present(bucketBudget), project: present(bucketBudget) }).map((r) => () => ({
-    provider: "openai" as const,
+    provider: r.dialect,
     headers: {
       ...(r.requests && openAITriple("requests", r.requests, MINUTE)),
       ...(r.tokens && openAITriple("tokens", r.tokens, MINUTE)),
@@ -149,11 +149,11 @@ const bucketResponse = fc.oneof(
     },
   })),
   fc.record({ dialect: fc.constant("groq" as const), requests: present(bucketBudget), tokens: present(bucketBudget) }).map((r) => () => ({
-    provider: "groq" as const,
+    provider: r.dialect,
     headers: { ...(r.requests && openAITriple("requests", r.requests, DAY)), ...(r.tokens && openAITriple("tokens", r.tokens, MINUTE)) },
   })),
   fc.record({ dialect: fc.constant("anthropic" as const), requests: present(bucketBudget), input: present(bucketBudget), tokens: present(bucketBudget), dated: fc.boolean() }).map((r) => () => ({
-    provider: "anthropic" as const,
+    provider: r.dialect,
     headers: {
       ...(r.requests && anthropicTriple("requests", r.requests, false)),
       ...(r.input && anthropicTriple("input-tokens", r.input, true)),
