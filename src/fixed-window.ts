@@ -7,6 +7,14 @@ const JUMP_FRACTION = 1 / 4;
 /** Sub-windows last whole seconds (Azure: 1 s or 10 s). */
 const SECOND = 1_000;
 
+/**
+ * Azure reports what its 1 s or 10 s sub-window allows (20 on a 120 RPM
+ * deployment, shared/providers.md) and no reset to tell the window by.
+ */
+export function isSubWindowAllowance(provider: ProviderName | "unknown", reported: ReportedDimension): boolean {
+  return provider === "azure" && reported.resetMs === undefined;
+}
+
 /** What one sync tells about a meter's window. */
 export interface WindowReading {
   /** The provider's current window began at or before this monotonic time. */
@@ -22,7 +30,7 @@ export interface WindowReading {
  * capacity) gives a hair under 10 s, rounded up to the whole second (late is
  * the safe side).
  */
-export function windowPeriodMs(meter: Meter): number {
+function windowPeriodMs(meter: Meter): number {
   const { limit, windowMs, capacity } = meter.dimension;
   const period = (capacity * windowMs) / limit;
   return period >= windowMs ? windowMs : Math.ceil(period / SECOND - 1e-9) * SECOND;
@@ -70,8 +78,7 @@ export function readWindow(meter: Meter, reported: ReportedDimension, provider: 
     // Stamped at the latest now: the boundary is at or before now + reset (+1 ms for rounding to the ms).
     return meter.windowed ? { startedBy: now + reported.resetMs + 1 - periodMs, periodMs } : undefined;
   }
-  // Azure documents sub-windows; what it reports without a reset is one (see LearnedLimits).
-  if (provider === "azure") meter.windowed = true;
+  if (isSubWindowAllowance(provider, reported)) meter.windowed = true;
   if (moved === undefined) return undefined;
   const { limit, windowMs, capacity } = meter.dimension;
   const refilled = meter.windowed ? 0 : (moved.dt * limit) / windowMs;

@@ -1,4 +1,5 @@
 import type { Budget, Dimension } from "./dimensions.js";
+import { isSubWindowAllowance } from "./fixed-window.js";
 import type { RateLimitView } from "./headers/types.js";
 import type { Unit } from "./options.js";
 
@@ -37,9 +38,7 @@ export class LearnedLimits {
         continue;
       }
       if (d.windowMs === undefined || d.windowMs <= 0) continue;
-      if (view.provider === "azure" && d.resetMs === undefined) {
-        // Azure reports what its 1 s or 10 s sub-window allows (20 on a 120 RPM
-        // deployment, shared/providers.md) and no reset to tell the window by.
+      if (isSubWindowAllowance(view.provider, d)) {
         changed ||= this.bursts.get(d.unit) !== d.limit;
         this.bursts.set(d.unit, d.limit);
         continue;

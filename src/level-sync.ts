@@ -1,3 +1,4 @@
+import { levelAt } from "./bucket.js";
 import type { RateLimitView } from "./headers/types.js";
 import { readWindow, windowFromRetryHint } from "./fixed-window.js";
 import type { Meter } from "./reservation.js";
@@ -23,10 +24,12 @@ export interface SyncOrigin {
  * match the refill, so a provider that stamps late costs nothing.
  */
 function remainingNow(meter: Meter, remaining: number, unseen: number, origin: SyncOrigin, now: number): number {
-  const elapsed = origin.admittedAtMs === undefined ? 0 : Math.max(0, now - origin.admittedAtMs);
-  const { limit, windowMs, capacity } = meter.dimension;
-  const brought = Math.min(capacity, remaining + (elapsed * limit) / windowMs) - unseen;
-  return Math.max(0, Math.min(remaining, brought));
+  return Math.max(0, Math.min(remaining, broughtForward(meter, remaining, origin, now) - unseen));
+}
+
+/** `remaining` as read at the request's admission, refilled at the full rate to now. */
+function broughtForward(meter: Meter, remaining: number, origin: SyncOrigin, now: number): number {
+  return levelAt(meter.dimension, { level: remaining, at: origin.admittedAtMs ?? now }, now);
 }
 
 /** The parts of a store that header sync moves. */
@@ -129,11 +132,11 @@ export function syncSharedLevels(view: RateLimitView, meters: readonly Meter[], 
     const remaining = view.dimensions[meter.name]?.remaining;
     if (remaining === undefined || origin.seq < meter.syncedSeq) continue;
     meter.syncedSeq = origin.seq;
-    // The store discounts what every replica booked since; both lowerings together take the lower reading.
-    target.lowerFrom(meter, remaining, undefined);
-    const elapsed = origin.admittedAtMs === undefined ? 0 : Math.max(0, now - origin.admittedAtMs);
-    const { limit, windowMs, capacity } = meter.dimension;
-    target.lowerFrom(meter, Math.min(capacity, remaining + (elapsed * limit) / windowMs), origin.markOf(meter));
+    // The store discounts what every replica booked since; with the plain remaining too, the lower
+    // reading wins. Nothing refilled since admission (or headers taken as current): the first alone does.
+    const brought = broughtForward(meter, remaining, origin, now);
+    target.lowerFrom(meter, brought, origin.markOf(meter));
+    if (brought > remaining) target.lowerFrom(meter, remaining, undefined);
   }
 }
 

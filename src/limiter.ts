@@ -333,7 +333,6 @@ export class Limiter {
     if (this.queue.size > 0 || this.paused()) return undefined;
     const now = this.clock.now();
     return this.store.take(estimate, now) ? this.admit(estimate, signal, now) : undefined;
-    return undefined;
   }
 
   private paused(): boolean {
@@ -417,13 +416,14 @@ export class Limiter {
   /** Admits from the head of the queue while everything fits; then arms the timer for the new head. */
   private pump(): void {
     if (this.pumping || this.closed) return;
-    if (!this.queue.head) {
+    const first = this.queue.head;
+    if (!first) {
       // The common case after a release or refund: nothing waits.
       this.headAlarm.clear();
       return;
     }
     if (this.shared) {
-      this.pumpShared(this.shared);
+      this.pumpShared(this.shared, first);
       return;
     }
     this.pumping = true;
@@ -444,9 +444,7 @@ export class Limiter {
   }
 
   /** The head books through the shared store once nothing local holds it back. */
-  private pumpShared(shared: SharedAdmission): void {
-    const head = this.queue.head;
-    if (!head) return;
+  private pumpShared(shared: SharedAdmission, head: Waiter): void {
     if (this.paused() || head.notBefore > this.clock.now()) this.scheduleHead(head);
     else shared.serve(head);
   }

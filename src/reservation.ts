@@ -221,5 +221,4 @@ export class Reservation implements SyncOrigin {
     if (this.deferred) this.refundHeld = true;
     else this.host.refunded();
   }
-
 }

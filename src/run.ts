@@ -90,13 +90,14 @@ function finish<T>(host: RunHost, reservation: Reservation, outcome: RunResult<T
 
 /** Syncs a failure's headers; returns how long to wait before retrying it, or `undefined` for no retry. */
 function retryDelay(host: RunHost, reservation: Reservation, error: unknown, retry: RetryPolicy | undefined, attempt: number): number | undefined {
-  const failure = host.classify(error);
   const { status, headers } = (typeof error === "object" && error !== null ? error : {}) as { status?: unknown; headers?: unknown };
   if (typeof status === "number" && headers != null && typeof headers === "object") {
     const body = (error as { error?: unknown }).error;
     reservation.sync(headers as never, { status, body });
   }
-  if (failure.kind !== "rate" || failure.shouldRetry === false || !retry || attempt >= retry.attempts) return undefined;
+  if (!retry || attempt >= retry.attempts) return undefined;
+  const failure = host.classify(error);
+  if (failure.kind !== "rate" || failure.shouldRetry === false) return undefined;
   return failure.retryAfterMs ?? backoffMs(retry, attempt);
 }
 

@@ -111,20 +111,17 @@ export class MemoryStore implements Store {
     return { dimension, waitMs };
   }
 
-  give(name: string, amount: number, chargedAt?: number): void {
+  give(name: string, amount: number, chargedAt: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
-    if (bucket.window) {
-      refill(bucket, this.clock.now());
-      // A window that has ended took its count with it: refunding its charges would over-grant.
-      if (amount > 0 && chargedAt !== undefined && chargedAt < bucket.window.startedAt) return;
-    }
     // A refund can be added as of the bucket's last update: levels are capped
     // when read, and min(cap, min(cap, l + r·t1) + a + r·t2) equals
     // min(cap, l + a + r·(t1 + t2)) for a >= 0, so no clock read is needed. An
     // extra charge must refill to now first, or a bucket that sat full would
-    // absorb it in refill it never had room for.
-    if (amount < 0) refill(bucket, this.clock.now());
+    // absorb it in refill it never had room for; so must a window, which may have ended.
+    if (amount < 0 || bucket.window) refill(bucket, this.clock.now());
+    // A window that has ended took its count with it: refunding its charges would over-grant.
+    if (amount > 0 && bucket.window && chargedAt < bucket.window.startedAt) return;
     bucket.level = Math.min(bucket.level + amount, bucket.capacity);
     if (bucket.own) bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
   }
@@ -172,9 +169,8 @@ export class MemoryStore implements Store {
     if (!window || startedBy >= window.startedAt + periodMs / 2) {
       // A newer window than the one kept here: it began already; the sync that follows sets the level.
       bucket.window = { startedAt: startedBy, resetAt: startedBy + periodMs, periodMs };
-      bucket.level = bucket.capacity;
-      if (bucket.own) bucket.own.level = bucket.capacity;
-      bucket.limit = 0;
+      fill(bucket, now);
+      bucket.limit = refillRate(bucket);
       keepOwnApart(bucket);
       refill(bucket, now);
       return;
@@ -235,18 +231,23 @@ function refill(bucket: Bucket, now: number): void {
     const periods = Math.floor((now - window.resetAt) / window.periodMs);
     window.startedAt = window.resetAt + periods * window.periodMs;
     window.resetAt = window.startedAt + window.periodMs;
-    bucket.level = bucket.capacity;
-    bucket.at = now;
-    if (own) {
-      own.level = bucket.capacity;
-      own.at = now;
-    }
+    fill(bucket, now);
   }
   advance(bucket, bucket, now);
   if (!own) return;
   advance(bucket.dimension, own, now);
   // Refilled alike and caught up: one state serves again.
   if (bucket.level >= own.level && bucket.limit === bucket.dimension.limit) bucket.own = undefined;
+}
+
+/** A window begins: the level and the own count are the whole capacity. */
+function fill(bucket: Bucket, now: number): void {
+  bucket.level = bucket.capacity;
+  bucket.at = now;
+  if (bucket.own) {
+    bucket.own.level = bucket.capacity;
+    bucket.own.at = now;
+  }
 }
 
 /** Starts keeping the own count apart (as the level is now) once the two no longer move together. */
