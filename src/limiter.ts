@@ -105,8 +105,6 @@ export class Limiter {
         admit: (waiter, marks, lease) => {
           this.dequeue(waiter);
           waiter.resolve(this.admit(waiter.estimate, waiter.signal, this.clock.now(), marks, lease));
-          // Not inline: admissions that need no round trip (a store that is down) would recurse.
-          queueMicrotask(() => this.pump());
         },
         late: (waiter, dimension, waitMs) => {
           this.dequeue(waiter);

@@ -2,7 +2,7 @@ import type { Clock } from "./clock.js";
 import { costOf, type Dimension } from "./dimensions.js";
 import type { Meter } from "./reservation.js";
 import { MemoryStore } from "./store/memory.js";
-import type { Booking, SharedLayout, SharedStore, StoreFailurePolicy } from "./store/shared.js";
+import { checkFailurePolicy, type Booking, type SharedLayout, type SharedStore, type StoreFailurePolicy } from "./store/shared.js";
 import type { Blocker, DimensionSnapshot, Store } from "./store/types.js";
 import { Alarm } from "./timer.js";
 import type { Waiter } from "./waiter.js";
@@ -91,11 +91,7 @@ export class SharedAdmission implements Store {
     private readonly host: SharedHost,
   ) {
     this.policy = store.onError ?? "fail-closed";
-    const local = typeof this.policy === "object" ? this.policy.local : undefined;
-    if (local !== undefined && !(local > 0 && local <= 1)) throw new RangeError(`onError.local must be in (0, 1], got ${String(local)}`);
-    if (local === undefined && this.policy !== "fail-closed" && this.policy !== "fail-open") {
-      throw new TypeError(`onError must be "fail-closed", "fail-open" or { local }, got ${String(this.policy)}`);
-    }
+    const local = checkFailurePolicy(this.policy);
     this.fallback = local === undefined ? undefined : new MemoryStore(clock, initialFraction);
     this.layout = { dimensions: [], concurrency: undefined, initialFraction };
     this.alarm = new Alarm(clock, () => this.onAlarm());
@@ -233,9 +229,12 @@ export class SharedAdmission implements Store {
   }
 
   give(name: string, amount: number): void {
-    const index = this.indexOf(name);
+    this.giveAt(this.indexOf(name), amount);
+  }
+
+  private giveAt(index: number, amount: number): void {
     if (index < 0) return;
-    const capacity = this.dimensions[index]!.capacity;
+    const { name, capacity } = this.dimensions[index]!;
     this.mirror.set(name, Math.min(capacity, (this.mirror.get(name) ?? 0) + amount));
     // A settle moves several dimensions at once: one round trip for all of them.
     if (!this.pending) {
@@ -356,6 +355,13 @@ export class SharedAdmission implements Store {
   private admitDue(due: Due, lease: string | undefined): void {
     this.due = undefined;
     this.admit(due.waiter, due.marks, lease);
+    this.host.pump();
+  }
+
+  /** Admitted by the failure policy, with no round trip: the next head is served in a microtask, not inline (that would recurse). */
+  private admitUnbooked(head: Waiter, lease: string | undefined): void {
+    this.host.admit(head, undefined, lease);
+    queueMicrotask(() => this.host.pump());
   }
 
   private admit(waiter: Waiter, marks: readonly number[] | undefined, lease: string | undefined): void {
@@ -378,12 +384,12 @@ export class SharedAdmission implements Store {
       return;
     }
     if (this.policy === "fail-open") {
-      this.host.admit(head, undefined, undefined);
+      this.admitUnbooked(head, undefined);
       return;
     }
     const fallback = this.fallback!;
     if (fallback.take(head.estimate, this.clock.now())) {
-      this.host.admit(head, undefined, this.layout.concurrency === undefined ? undefined : LOCAL_LEASE);
+      this.admitUnbooked(head, this.layout.concurrency === undefined ? undefined : LOCAL_LEASE);
       return;
     }
     this.alarm.set(Math.min(this.downUntil, this.clock.now() + fallback.blocker(head.estimate).waitMs));
@@ -418,7 +424,7 @@ export class SharedAdmission implements Store {
   private giveBack(costs: readonly number[]): void {
     costs.forEach((cost, i) => {
       const name = this.layout.dimensions[i]?.name;
-      if (name !== undefined && cost > 0) this.give(name, cost);
+      if (name !== undefined && cost > 0) this.giveAt(this.indexOf(name), cost);
     });
   }
 

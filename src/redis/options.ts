@@ -1,6 +1,6 @@
 import { positive } from "../dimensions.js";
 import { MAX_TIMEOUT_MS } from "../timer.js";
-import type { StoreFailurePolicy } from "../store/shared.js";
+import { checkFailurePolicy, type StoreFailurePolicy } from "../store/shared.js";
 import type { RedisScriptClient } from "./client.js";
 
 /** Options of `RedisStore`. */
@@ -63,9 +63,6 @@ export function resolveOptions(options: RedisStoreOptions): ResolvedRedisStoreOp
   }
   // An empty key would make an empty hash tag, and Cluster would hash the two keys apart.
   if (typeof key !== "string" || key.length === 0) throw new TypeError(`key must be a non-empty string, got ${String(key)}`);
-  const local = typeof onError === "object" && onError !== null ? onError.local : undefined;
-  if (onError !== "fail-closed" && onError !== "fail-open" && !(typeof local === "number" && local > 0 && local <= 1)) {
-    throw new RangeError(`onError must be "fail-closed", "fail-open" or { local: f } with 0 < f <= 1, got ${JSON.stringify(onError)}`);
-  }
+  checkFailurePolicy(onError);
   return { client, key, timeoutMs: duration("timeoutMs", timeoutMs), leaseMs: duration("leaseMs", leaseMs), onError };
 }

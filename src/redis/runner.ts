@@ -26,19 +26,13 @@ export class ScriptRunner {
     try {
       const isReady = this.client.isReady;
       if (isReady && !isReady.call(this.client)) await untilReady(() => isReady.call(this.client), this.timeoutMs);
-      if (!this.loaded.has(script.sha1)) {
-        const reply = await withTimeout(() => this.client.eval(script.source, keys, args), this.timeoutMs);
-        this.loaded.add(script.sha1);
-        return reply;
-      }
+      if (!this.loaded.has(script.sha1)) return await this.load(script, keys, args);
       try {
         return await withTimeout(() => this.client.evalsha(script.sha1, keys, args), this.timeoutMs);
       } catch (error) {
         if (replyCode(error) !== "NOSCRIPT") throw error;
         this.loaded.clear();
-        const reply = await withTimeout(() => this.client.eval(script.source, keys, args), this.timeoutMs);
-        this.loaded.add(script.sha1);
-        return reply;
+        return await this.load(script, keys, args);
       }
     } catch (error) {
       const failure = storeError(error);
@@ -46,5 +40,12 @@ export class ScriptRunner {
       if (failure instanceof StoreUnavailableError) this.loaded.clear();
       throw failure;
     }
+  }
+
+  /** EVAL, which also caches the script: later calls may send its SHA1. */
+  private async load(script: Script, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    const reply = await withTimeout(() => this.client.eval(script.source, keys, args), this.timeoutMs);
+    this.loaded.add(script.sha1);
+    return reply;
   }
 }

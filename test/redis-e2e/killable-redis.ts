@@ -1,6 +1,7 @@
 import { connect } from "node:net";
 import { Redis } from "ioredis";
 import { startRedisServer, type RedisServer } from "../redis/server.js";
+import { delay } from "../../src/testing/delay.js";
 
 /** A throwaway redis-server that can crash (SIGKILL) and come back on the same port. */
 export interface KillableRedis {
@@ -40,7 +41,7 @@ export async function killableRedis(): Promise<KillableRedis> {
     url,
     async kill() {
       process.kill(await pidOf(url), "SIGKILL");
-      while (!(await refused(port))) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (!(await refused(port))) await delay(10);
     },
     async restart() {
       servers.push(await startRedisServer(port));

@@ -75,7 +75,7 @@ export async function levels(store: SharedStore, of: SharedLayout): Promise<read
   return (await store.book(of, [])).levels;
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export { delay as sleep } from "../../src/testing/delay.js";
 
 /** Milliseconds `fn` took (an upper bound for the refill that happened meanwhile). */
 export async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {

@@ -20,7 +20,7 @@ export function redisServerAvailable(): boolean {
 }
 
 /** A port nobody listens on right now (redis-server has no `--port 0`). */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);

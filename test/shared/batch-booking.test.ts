@@ -48,6 +48,15 @@ describe("batch booking", () => {
     expect(store.calls).toBe(1);
   });
 
+  it("short of concurrency slots, looks again when one may be free, not in the same tick", async () => {
+    const { store, limiter } = setUp({ rpm: 100, concurrency: 2 });
+    const held: Reservation[] = [];
+    for (let i = 0; i < 5; i++) void limiter.acquire(0).then((r) => held.push(r));
+    await time.timers.tickAsync(0);
+    expect(held).toHaveLength(2);
+    expect(store.calls).toBe(1);
+  });
+
   it("books the first that does not fit for later and ends the batch there: the rest book after it", async () => {
     const { store, limiter } = setUp({ ...TPM, initial: 0.05 }); // 300 tokens now
     const log: string[] = [];
