@@ -29,16 +29,19 @@ export interface BucketState {
  */
 const SLACK = 1e-9;
 
-/** The level at `now`, without changing the state. A clock that steps back refills nothing. */
-export function levelAt(shape: BucketShape, state: BucketState, now: number): number {
+/**
+ * The level at `now`, without changing the state. A clock that steps back
+ * refills nothing. `cap` is the most it may hold (default the capacity).
+ */
+export function levelAt(shape: BucketShape, state: BucketState, now: number, cap = shape.capacity): number {
   const elapsed = now - state.at;
   const level = elapsed > 0 ? state.level + (elapsed * shape.limit) / shape.windowMs : state.level;
-  return level < shape.capacity ? level : shape.capacity;
+  return level < cap ? level : cap;
 }
 
-/** Brings the state up to `now` (refill), so later takes and gives start from a current level. */
-export function advance(shape: BucketShape, state: BucketState, now: number): void {
-  state.level = levelAt(shape, state, now);
+/** Brings the state up to `now` (refill, up to `cap`), so later takes and gives start from a current level. */
+export function advance(shape: BucketShape, state: BucketState, now: number, cap = shape.capacity): void {
+  state.level = levelAt(shape, state, now, cap);
   if (now > state.at) state.at = now;
 }
 

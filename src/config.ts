@@ -8,14 +8,19 @@ import type { SharedStore } from "./store/shared.js";
 export interface ResolvedOptions {
   readonly limits: Limits;
   readonly initialFraction: number;
+  readonly arrivalDelayMs: number;
   readonly maxQueue: number;
+  readonly maxWaitMs: number;
   readonly clock: Clock;
   readonly onWarning: (warning: Error) => void;
   readonly provider: ProviderName | undefined;
   readonly store: SharedStore | undefined;
 }
 
-const OTHER_KEYS = new Set(["initial", "maxQueue", "clock", "onWarning", "provider", "store"]);
+const OTHER_KEYS = new Set(["initial", "arrivalDelayMs", "maxQueue", "maxWaitMs", "clock", "onWarning", "provider", "store"]);
+
+/** Calls reach the provider within this long of admission unless told otherwise (connections, TLS, proxies). */
+const DEFAULT_ARRIVAL_DELAY_MS = 500;
 
 function emitWarning(warning: Error): void {
   process.emitWarning(warning);
@@ -41,10 +46,14 @@ export function resolveOptions(options: LimiterOptions): ResolvedOptions {
       throw new TypeError(`Unknown Limiter option "${key}"`);
     }
   }
-  const { maxQueue = Infinity, clock = systemClock, onWarning = emitWarning } = options;
+  const { arrivalDelayMs = DEFAULT_ARRIVAL_DELAY_MS, maxQueue = Infinity, maxWaitMs = Infinity, clock = systemClock, onWarning = emitWarning } = options;
   if (typeof maxQueue !== "number" || Number.isNaN(maxQueue) || maxQueue < 0 || (maxQueue !== Infinity && !Number.isInteger(maxQueue))) {
     throw new RangeError(`maxQueue must be an integer >= 0 or Infinity, got ${String(maxQueue)}`);
   }
+  if (typeof arrivalDelayMs !== "number") throw new TypeError(`arrivalDelayMs must be a number, got ${typeof arrivalDelayMs}`);
+  if (!(arrivalDelayMs >= 0 && arrivalDelayMs < Infinity)) throw new RangeError(`arrivalDelayMs must be a finite number >= 0, got ${arrivalDelayMs}`);
+  if (typeof maxWaitMs !== "number") throw new TypeError(`maxWaitMs must be a number, got ${typeof maxWaitMs}`);
+  if (!(maxWaitMs >= 0)) throw new RangeError(`maxWaitMs must be a number >= 0, got ${maxWaitMs}`);
   if (typeof clock?.now !== "function" || typeof clock.wallNow !== "function") {
     throw new TypeError("clock must have now() and wallNow() methods");
   }
@@ -54,5 +63,5 @@ export function resolveOptions(options: LimiterOptions): ResolvedOptions {
   if (store !== undefined && (typeof store !== "object" || store === null || typeof store.book !== "function")) {
     throw new TypeError("store must be a shared store, such as RedisStore from llm-limiter/redis");
   }
-  return { limits: limits as Limits, initialFraction: initialFraction(options.initial), maxQueue, clock, onWarning, provider: options.provider, store };
+  return { limits: limits as Limits, initialFraction: initialFraction(options.initial), arrivalDelayMs, maxQueue, maxWaitMs, clock, onWarning, provider: options.provider, store };
 }

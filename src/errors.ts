@@ -55,21 +55,57 @@ export class QueueFullError extends LimiterError {
   }
 }
 
+/** What a {@link WaitTimeoutError} knows beyond the dimension and the wait. */
+export interface WaitContext {
+  /** The concurrency limit, when only a free slot was missing. */
+  readonly slots?: number;
+  /** The window of the dimension that binds, to tell a spent daily budget. */
+  readonly windowMs?: number;
+  /** Wall-clock epoch ms at which the dimension has room again, where known. */
+  readonly availableAt?: number;
+}
+
+const DAY_MS = 86_400_000;
+
 /** A request could not be admitted within its `maxWaitMs`. */
 export class WaitTimeoutError extends LimiterError {
+  /** Wall-clock epoch ms at which the binding dimension has room again, where known. */
+  readonly availableAt: number | undefined;
+
   constructor(
-    /** The dimension that kept the request waiting (`"concurrency"` or `"queue"` when no bucket did). */
+    /**
+     * What kept the request waiting: a dimension's name, `"concurrency"` (every
+     * slot held), `"store"` (the shared store unavailable) or `"queue"` (requests ahead).
+     */
     readonly dimension: string,
-    /** How long the request waited, or would have had to wait when rejected at once. */
+    /** How long the request needed in all (at least), or waited when that is unknown. */
     readonly waitMs: number,
     /** The caller's limit. */
     readonly maxWaitMs: number,
+    context: WaitContext = {},
   ) {
-    super(
-      "WAIT_TIMEOUT",
-      `Admission on "${dimension}" needs ${Math.ceil(waitMs)} ms, over maxWaitMs ${maxWaitMs}`,
-    );
+    super("WAIT_TIMEOUT", waitMessage(dimension, waitMs, maxWaitMs, context));
+    this.availableAt = context.availableAt;
   }
+}
+
+function waitMessage(dimension: string, waitMs: number, maxWaitMs: number, { slots, windowMs, availableAt }: WaitContext): string {
+  const over = `over maxWaitMs ${maxWaitMs}`;
+  if (dimension === "concurrency") return `All ${slots === undefined ? "" : `${slots} `}concurrency slots held, none freed within maxWaitMs ${maxWaitMs}`;
+  if (dimension === "store") return `Shared store unavailable, no admission within maxWaitMs ${maxWaitMs}`;
+  if (dimension === "queue") return `Queued behind earlier requests for ${over}`;
+  const when = availableAt === undefined ? "" : ` (at ${new Date(availableAt).toISOString()})`;
+  if (windowMs !== undefined && windowMs >= DAY_MS) {
+    return `The daily budget "${dimension}" is spent: it has room again in ${formatSpan(waitMs)}${when}, ${over}`;
+  }
+  return `Admission on "${dimension}" needs ${Math.ceil(waitMs)} ms${when}, ${over}`;
+}
+
+/** A wait in the largest units that say it: `3 h 12 min`, `41 s`. */
+function formatSpan(ms: number): string {
+  const minutes = Math.ceil(ms / 60_000);
+  if (ms < 60_000) return `${Math.ceil(ms / 1000)} s`;
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
 /** The limiter was closed; no request is admitted any more. */

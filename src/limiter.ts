@@ -42,6 +42,7 @@ export class Limiter {
   /** Set when bucket state lives in a shared store; then it is also `store`. */
   private readonly shared: SharedAdmission | undefined;
   private readonly maxQueue: number;
+  private readonly maxWaitMs: number;
   private readonly warn: (warning: Error) => void;
   private readonly provider: ProviderName | undefined;
   /** The budgets as configured; the effective ones also fold in `learned`. */
@@ -62,6 +63,8 @@ export class Limiter {
   private readonly headAlarm: Alarm;
   private readonly deadlineAlarm: Alarm;
   private inFlight = 0;
+  /** In-flight reservations whose request counts can still be given back (`acquire`, or `refundOnError`). */
+  private refundableInFlight = 0;
   private closed = false;
   private pumping = false;
   /** No admission at all before this monotonic time (a 429 whose limit type is unknown). */
@@ -69,18 +72,18 @@ export class Limiter {
   private idleResolvers: (() => void)[] = [];
   private readonly host: ReservationHost = {
     // Only into the dimension the reservation was charged on, not one re-added under its name.
-    give: (meter, amount, chargedAt) => {
-      if (!meter.retired) this.store.give(meter.name, amount, chargedAt);
+    give: (meter, amount, chargedAt, arrived) => {
+      if (!meter.retired) this.store.give(meter.name, amount, chargedAt, arrived);
     },
     refunded: () => this.pump(),
-    released: (lease) => this.onReleased(lease),
+    released: (lease, refundable) => this.onReleased(lease, refundable),
     parse: (headers, options) => this.parse(headers, options),
     apply: (view, headers, options, origin) => this.applyView(view, headers, options, origin),
   };
   /** `seq` of the freshest response whose limits were learned. */
   private learnedSeq = 0;
   private readonly runHost: RunHost = {
-    readmit: (estimate, signal, notBefore) => this.readmit(estimate, signal, notBefore),
+    readmit: (estimate, signal, notBefore, refundable) => this.readmit(estimate, signal, notBefore, refundable),
     now: () => this.clock.now(),
     warn: (warning) => this.warn(warning),
     classify: (error) => classifyFailure(error, this.parseOptions(undefined)),
@@ -97,25 +100,26 @@ export class Limiter {
     const budget = buildBudget(resolved.limits);
     this.clock = resolved.clock;
     this.maxQueue = resolved.maxQueue;
+    this.maxWaitMs = resolved.maxWaitMs;
     this.warn = resolved.onWarning;
     this.limits = resolved.limits;
     this.provider = resolved.provider;
     if (resolved.store) {
-      this.shared = new SharedAdmission(resolved.store, this.clock, resolved.initialFraction, this.warn, {
+      this.shared = new SharedAdmission(resolved.store, this.clock, resolved.initialFraction, resolved.arrivalDelayMs, this.warn, {
         admit: (waiter, marks, lease) => {
           this.dequeue(waiter);
-          waiter.resolve(this.admit(waiter.estimate, waiter.signal, this.clock.now(), marks, lease));
+          waiter.resolve(this.admit(waiter.estimate, waiter.signal, this.clock.now(), waiter.refundable, marks, lease));
         },
         late: (waiter, dimension, waitMs) => {
           this.dequeue(waiter);
-          waiter.reject(new WaitTimeoutError(dimension, waitMs, waiter.maxWaitMs));
+          waiter.reject(this.waitTimeout(dimension, waitMs, waiter.maxWaitMs));
           this.afterRemoval(true);
         },
         pump: () => this.pump(),
         answered: () => this.deadlineAlarm.set(this.deadlines.earliest?.deadline ?? Infinity),
       });
     }
-    this.store = this.shared ?? new MemoryStore(this.clock, resolved.initialFraction);
+    this.store = this.shared ?? new MemoryStore(this.clock, resolved.initialFraction, resolved.arrivalDelayMs);
     this.headAlarm = new Alarm(this.clock, () => this.pump());
     this.deadlineAlarm = new Alarm(this.clock, () => this.expire());
     this.apply(this.learned.merge(budget));
@@ -132,19 +136,20 @@ export class Limiter {
     try {
       if (typeof fn !== "function") throw new TypeError("run(): fn must be a function");
       plan = options ? { refundOnError: options.refundOnError === true, retry: retryPolicy(options.retry), signal: options.signal } : PLAIN_RUN;
-      admitted = this.admitNow(estimate, options);
+      admitted = this.admitNow(estimate, options, plan.refundOnError);
     } catch (error) {
       return Promise.reject(error);
     }
     if (admitted) return runAdmitted(this.runHost, admitted, fn, plan);
-    return this.enqueue(estimate, options).then((reservation) => runAdmitted(this.runHost, reservation, fn, plan));
+    return this.enqueue(estimate, options, plan.refundOnError).then((reservation) => runAdmitted(this.runHost, reservation, fn, plan));
   }
 
   /** Waits for admission and returns the reservation; the caller must `release()` it. */
   acquire(estimate: Estimate, options?: AcquireOptions): Promise<Reservation> {
     try {
-      const admitted = this.admitNow(estimate, options);
-      return admitted ? Promise.resolve(admitted) : this.enqueue(estimate, options);
+      // The caller may refund() what it acquired.
+      const admitted = this.admitNow(estimate, options, true);
+      return admitted ? Promise.resolve(admitted) : this.enqueue(estimate, options, true);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -156,7 +161,7 @@ export class Limiter {
    */
   tryAcquire(estimate: Estimate): Reservation | undefined {
     if (this.shared) throw new TypeError("tryAcquire() needs the in-memory store; with a shared store use acquire(estimate, { maxWaitMs: 0 })");
-    return this.admitNow(estimate, undefined);
+    return this.admitNow(estimate, undefined, true);
   }
 
   /** Changes budgets at run time; waiters that can no longer fit are rejected. Throws on bad config, changing nothing. */
@@ -315,7 +320,7 @@ export class Limiter {
   }
 
   /** Validates, then admits at once when the queue is empty and everything fits. Throws on bad input. */
-  private admitNow(estimate: Estimate, options: AcquireOptions | undefined): Reservation | undefined {
+  private admitNow(estimate: Estimate, options: AcquireOptions | undefined, refundable: boolean): Reservation | undefined {
     if (this.closed) throw new LimiterClosedError();
     const problem = this.problemWith(estimate);
     if (problem) throw problem;
@@ -330,7 +335,7 @@ export class Limiter {
     }
     if (this.queue.size > 0 || this.paused()) return undefined;
     const now = this.clock.now();
-    return this.store.take(estimate, now) ? this.admit(estimate, signal, now) : undefined;
+    return this.store.take(estimate, now) ? this.admit(estimate, signal, now, refundable) : undefined;
   }
 
   private paused(): boolean {
@@ -340,34 +345,33 @@ export class Limiter {
     return false;
   }
 
-  private admit(estimate: Estimate, signal: AbortSignal | undefined, now: number, storeMarks?: readonly number[], lease?: string): Reservation {
+  private admit(estimate: Estimate, signal: AbortSignal | undefined, now: number, refundable: boolean, storeMarks?: readonly number[], lease?: string): Reservation {
     this.inFlight++;
-    return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions, now, this.split, storeMarks, lease);
+    if (refundable) this.refundableInFlight++;
+    return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions, now, this.split, refundable, storeMarks, lease);
   }
 
-  private enqueue(estimate: Estimate, options: AcquireOptions | undefined): Promise<Reservation> {
+  private enqueue(estimate: Estimate, options: AcquireOptions | undefined, refundable: boolean): Promise<Reservation> {
     if (this.queue.size >= this.maxQueue) return Promise.reject(new QueueFullError(this.maxQueue));
-    const maxWaitMs = options?.maxWaitMs ?? Infinity;
+    const maxWaitMs = options?.maxWaitMs ?? this.maxWaitMs;
     // A shared store's levels here are as of the last round trip: its booking answers instead.
     if (maxWaitMs !== Infinity && !this.shared) {
       const predicted = this.predictWait(estimate);
-      if (predicted.waitMs > maxWaitMs) {
-        return Promise.reject(new WaitTimeoutError(predicted.dimension, predicted.waitMs, maxWaitMs));
-      }
+      if (predicted.waitMs > maxWaitMs) return Promise.reject(this.waitTimeout(predicted.dimension, predicted.waitMs, maxWaitMs));
     }
-    return this.wait(estimate, options?.signal, maxWaitMs, 0);
+    return this.wait(estimate, options?.signal, maxWaitMs, 0, refundable);
   }
 
   /** A retry: back at the head of the queue, admitted no earlier than `notBefore`. */
-  private readmit(estimate: Estimate, signal: AbortSignal | undefined, notBefore: number): Promise<Reservation> {
+  private readmit(estimate: Estimate, signal: AbortSignal | undefined, notBefore: number, refundable: boolean): Promise<Reservation> {
     if (this.closed) return Promise.reject(new LimiterClosedError());
     if (signal?.aborted) return Promise.reject(signal.reason);
-    return this.wait(estimate, signal, Infinity, notBefore);
+    return this.wait(estimate, signal, Infinity, notBefore, refundable);
   }
 
   /** Queues a request: at the tail, or at the head for a retry (`notBefore` > 0). */
-  private wait(estimate: Estimate, signal: AbortSignal | undefined, maxWaitMs: number, notBefore: number): Promise<Reservation> {
-    const { waiter, promise } = Waiter.create(estimate);
+  private wait(estimate: Estimate, signal: AbortSignal | undefined, maxWaitMs: number, notBefore: number, refundable: boolean): Promise<Reservation> {
+    const { waiter, promise } = Waiter.create(estimate, refundable);
     if (signal || maxWaitMs !== Infinity || notBefore > 0) {
       const terms = (waiter.terms = new WaiterTerms(waiter, signal, maxWaitMs, this.abandon));
       terms.notBefore = notBefore;
@@ -390,8 +394,8 @@ export class Limiter {
 
   /**
    * A lower bound on the wait for `estimate` behind everything queued that
-   * cannot time out: as if every in-flight reservation were refunded in full
-   * right now.
+   * cannot time out: as if the held reservations gave back, right now, all
+   * they still can (their tokens down to zero; a request only where it may be refunded).
    */
   private predictWait(estimate: Estimate): { dimension: string; waitMs: number } {
     const levels = this.store.snapshot();
@@ -400,7 +404,8 @@ export class Limiter {
     for (const meter of this.meters) {
       const d = meter.dimension;
       const level = levels[d.name]?.available ?? d.capacity;
-      const optimistic = Math.min(d.capacity, level + meter.held);
+      const returnable = d.unit === "requests" ? this.refundableInFlight : meter.held;
+      const optimistic = Math.min(d.capacity, level + returnable);
       const needed = meter.queued + costOf(d.unit, estimate) - optimistic;
       const wait = needed > 0 ? (needed * d.windowMs) / d.limit : 0;
       if (wait > waitMs) {
@@ -433,7 +438,7 @@ export class Limiter {
           return;
         }
         this.dequeue(head);
-        head.resolve(this.admit(head.estimate, head.signal, now));
+        head.resolve(this.admit(head.estimate, head.signal, now, head.refundable));
       }
       this.headAlarm.clear();
     } finally {
@@ -490,10 +495,19 @@ export class Limiter {
       headChanged ||= waiter === this.queue.head;
       const { dimension, waitMs } = this.store.blocker(waiter.estimate);
       this.dequeue(waiter);
-      const blocking = waitMs > 0 ? dimension : this.queue.size > 0 ? "queue" : dimension || "queue";
-      waiter.reject(new WaitTimeoutError(blocking, waiter.maxWaitMs, waiter.maxWaitMs));
+      // What it still lacks, said as the whole wait it needed; a missing slot or a store down cannot be timed.
+      const blocking = this.shared?.unavailable ? "store" : waitMs > 0 ? dimension : this.queue.size > 0 ? "queue" : dimension || "queue";
+      const needed = waitMs > 0 && waitMs !== Infinity ? waiter.maxWaitMs + waitMs : waiter.maxWaitMs;
+      waiter.reject(this.waitTimeout(blocking, needed, waiter.maxWaitMs, waitMs));
     }
     this.afterRemoval(headChanged);
+  }
+
+  /** A `WaitTimeoutError` saying why: the dimension and when it has room, the slots held, or the store down. */
+  private waitTimeout(dimension: string, waitMs: number, maxWaitMs: number, remainingMs = waitMs): WaitTimeoutError {
+    const windowMs = this.meterByName.get(dimension)?.dimension.windowMs;
+    const availableAt = windowMs !== undefined && remainingMs !== Infinity ? this.clock.wallNow() + remainingMs : undefined;
+    return new WaitTimeoutError(dimension, waitMs, maxWaitMs, { slots: this.concurrency, windowMs, availableAt });
   }
 
   /**
@@ -511,8 +525,9 @@ export class Limiter {
     for (const waiter of this.queue) this.count(waiter, 1);
   }
 
-  private onReleased(lease: string | undefined): void {
+  private onReleased(lease: string | undefined, refundable: boolean): void {
     this.inFlight--;
+    if (refundable) this.refundableInFlight--;
     this.store.releaseSlot(lease);
     this.pump();
     this.notifyIdle();

@@ -61,8 +61,27 @@ export interface LimiterOptions extends Limits {
    * fraction between 0 and 1.
    */
   initial?: "full" | "empty" | number;
+  /**
+   * The longest time, in ms, from admission until a call reaches the provider
+   * (connections opening, TLS, proxies, a busy event loop). Calls admitted
+   * together arrive spread over it, and until the last of a burst arrives the
+   * provider's bucket may sit full, losing refill; so just after a full bucket
+   * the limiter refills no faster than the slowest arrival allows. It costs
+   * nothing at a sustained rate. Raise it for slow networks; `0` trusts every
+   * call to arrive at once.
+   * @default 500
+   */
+  arrivalDelayMs?: number;
   /** Most requests that may wait at once; more are rejected with `QueueFullError`. Default `Infinity`. */
   maxQueue?: number;
+  /**
+   * Longest time a request may wait for admission unless its call says
+   * otherwise; then `WaitTimeoutError`, at once when the wait is known to be
+   * longer (a spent daily budget says when it returns). Retries inside `run`
+   * are not bound by it.
+   * @default Infinity
+   */
+  maxWaitMs?: number;
   /** Time source; default `performance.now()` and `Date.now()`. Inject one for tests. */
   clock?: Clock;
   /** Receives non-fatal problems (a malformed `used`, …). Default `process.emitWarning`. */
@@ -100,7 +119,7 @@ export type Usage = Estimate;
 export interface AcquireOptions {
   /** Aborting it removes the request from the queue at once and rejects with `signal.reason`. */
   signal?: AbortSignal;
-  /** Longest time to wait for admission; then `WaitTimeoutError`. Default: no limit. */
+  /** Longest time to wait for admission; then `WaitTimeoutError`. Default: the limiter's `maxWaitMs`. */
   maxWaitMs?: number;
 }
 

@@ -50,12 +50,15 @@ export function createMeter(dimension: Dimension): Meter {
 
 /** What a reservation needs from its limiter. */
 export interface ReservationHost {
-  /** Adds `amount` back to the meter's dimension (negative: charges more) for a charge made at `chargedAt`. */
-  give(meter: Meter, amount: number, chargedAt: number): void;
+  /**
+   * Adds `amount` back to the meter's dimension (negative: charges more) for a
+   * charge made at `chargedAt`; `arrived` of the charge has surely reached the provider.
+   */
+  give(meter: Meter, amount: number, chargedAt: number, arrived: number): void;
   /** Capacity came back: admission may proceed. */
   refunded(): void;
-  /** The reservation ended: free its slot (and its shared-store lease). */
-  released(lease: string | undefined): void;
+  /** The reservation ended: free its slot (and its shared-store lease); `refundable` as it was admitted. */
+  released(lease: string | undefined, refundable: boolean): void;
   /** Reads response headers. */
   parse(headers: HeaderInput, options: SyncOptions | undefined): RateLimitView;
   /** Applies read headers that the request of `origin` carried. */
@@ -75,6 +78,8 @@ export class Reservation implements SyncOrigin {
   private deferred: (() => void)[] | undefined;
   /** A refund came while headers were held back: the queue moves once they are applied. */
   private refundHeld = false;
+  /** Settled at least once: the call completed, so its charge has reached the provider. */
+  private settled = false;
   /**
    * One array for two per-meter columns (one allocation per admission): at
    * `i`, the meter's `admitted` total right after this admission; at `n + i`,
@@ -95,6 +100,8 @@ export class Reservation implements SyncOrigin {
     readonly admittedAtMs: number,
     /** @internal Whether the limiter meters input and output apart (usage must then be `{ input, output }`). */
     private readonly split: boolean,
+    /** @internal Whether its request count may be given back (`acquire`, or `run` with `refundOnError`). */
+    private readonly refundable: boolean,
     /** @internal A shared store's totals right after this booking (they count every replica). */
     storeMarks?: readonly number[],
     /** @internal The shared store's concurrency lease. */
@@ -194,13 +201,15 @@ export class Reservation implements SyncOrigin {
     this.done = true;
     const n = this.meters.length;
     for (let i = 0; i < n; i++) this.meters[i]!.held -= this.books[n + i]!;
-    this.host.released(this.lease);
+    this.host.released(this.lease, this.refundable);
   }
 
   /** Moves every charge to what `used` costs (requests stay 1), or to 0 when `used` is undefined (a refund). */
   private recharge(used: Usage | undefined): void {
     const { meters, books } = this;
     const n = meters.length;
+    const first = !this.settled;
+    this.settled = true;
     let refunded = false;
     for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
@@ -208,8 +217,9 @@ export class Reservation implements SyncOrigin {
       // A request still counts one (costOf says so); only a refund gives it back.
       const next = used === undefined ? 0 : costOf(unit, used);
       const delta = books[n + i]! - next;
-      if (delta === 0) continue;
-      this.host.give(meter, delta, this.admittedAtMs);
+      const arrived = first ? costOf(unit, this.estimate) : 0;
+      if (delta === 0 && arrived === 0) continue;
+      this.host.give(meter, delta, this.admittedAtMs, arrived);
       meter.held -= delta;
       meter.admitted -= delta;
       books[n + i] = next;

@@ -6,7 +6,7 @@ import { backoffMs, type RetryPolicy } from "./retry.js";
 /** What running a call needs from its limiter. */
 export interface RunHost {
   /** Admits a retry at the head of the queue, not before monotonic time `notBefore`. */
-  readmit(estimate: Estimate, signal: AbortSignal | undefined, notBefore: number): Promise<Reservation>;
+  readmit(estimate: Estimate, signal: AbortSignal | undefined, notBefore: number, refundable: boolean): Promise<Reservation>;
   now(): number;
   warn(warning: Error): void;
   /** Reads a failure as the limiter reads headers (its wall clock, its provider's dialect). */
@@ -58,7 +58,7 @@ async function runRetrying<T>(host: RunHost, first: Reservation, fn: Fn<T>, plan
     } catch (error) {
       const delay = fail(host, reservation, error, plan, { retry, attempt });
       if (delay === undefined) throw error;
-      reservation = await host.readmit(reservation.estimate, plan.signal, host.now() + delay);
+      reservation = await host.readmit(reservation.estimate, plan.signal, host.now() + delay, plan.refundOnError);
       continue;
     }
     return finish(host, reservation, outcome);

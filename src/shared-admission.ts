@@ -87,12 +87,13 @@ export class SharedAdmission implements Store {
     private readonly store: SharedStore,
     private readonly clock: Clock,
     private readonly initialFraction: number,
+    arrivalDelayMs: number,
     private readonly warn: (warning: Error) => void,
     private readonly host: SharedHost,
   ) {
     this.policy = store.onError ?? "fail-closed";
     const local = checkFailurePolicy(this.policy);
-    this.fallback = local === undefined ? undefined : new MemoryStore(clock, initialFraction);
+    this.fallback = local === undefined ? undefined : new MemoryStore(clock, initialFraction, arrivalDelayMs);
     this.layout = { dimensions: [], concurrency: undefined, initialFraction };
     this.alarm = new Alarm(clock, () => this.onAlarm());
   }
@@ -218,6 +219,11 @@ export class SharedAdmission implements Store {
     if (due) this.giveBack(due.costs);
   }
 
+  /** Whether the store is failing now (its outage backoff running). */
+  get unavailable(): boolean {
+    return this.clock.now() < this.downUntil;
+  }
+
   // The Store side: the limiter's bookkeeping, written through.
 
   take(): boolean {
@@ -229,7 +235,8 @@ export class SharedAdmission implements Store {
   }
 
   give(name: string, amount: number): void {
-    this.giveAt(this.indexOf(name), amount);
+    // A settle at the estimate moves nothing: no round trip for it.
+    if (amount !== 0) this.giveAt(this.indexOf(name), amount);
   }
 
   private giveAt(index: number, amount: number): void {

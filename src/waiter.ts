@@ -43,14 +43,16 @@ export class Waiter implements LinkedEntry<Waiter> {
 
   private constructor(
     readonly estimate: Estimate,
+    /** Whether its request count may be given back once admitted (see `Limiter.predictWait`). */
+    readonly refundable: boolean,
     readonly resolve: (reservation: Reservation) => void,
     readonly reject: (reason: unknown) => void,
   ) {}
 
   /** A waiter and the promise it settles. */
-  static create(estimate: Estimate): { waiter: Waiter; promise: Promise<Reservation> } {
+  static create(estimate: Estimate, refundable: boolean): { waiter: Waiter; promise: Promise<Reservation> } {
     const promise = new Promise(capture);
-    return { waiter: new Waiter(estimate, nextResolve, nextReject), promise };
+    return { waiter: new Waiter(estimate, refundable, nextResolve, nextReject), promise };
   }
 
   get signal(): AbortSignal | undefined {

@@ -10,6 +10,7 @@ import {
   WaitTimeoutError,
 } from "../src/index.js";
 import { useFakeTime } from "./fake-time.js";
+import { ARRIVAL_DELAY_MS } from "./defaults.js";
 
 const time = useFakeTime();
 
@@ -97,7 +98,7 @@ describe("queue limits", () => {
     const b = limiter.acquire(0);
     await expect(limiter.acquire(0)).rejects.toBeInstanceOf(QueueFullError);
     expect(limiter.snapshot().queued).toBe(2);
-    await time.timers.tickAsync(120_000);
+    await time.timers.tickAsync(120_000 + ARRIVAL_DELAY_MS);
     (await a).release();
     (await b).release();
   });
@@ -274,7 +275,7 @@ describe("timers", () => {
     });
     await time.timers.tickAsync(2 ** 31);
     expect(admitted).toBe(false);
-    await time.timers.tickAsync(30 * 86_400_000 - 2 ** 31);
+    await time.timers.tickAsync(30 * 86_400_000 - 2 ** 31 + ARRIVAL_DELAY_MS);
     expect(admitted).toBe(true);
   });
 
@@ -317,7 +318,7 @@ describe("tryAcquire", () => {
     (await big).release();
     const queued = limiter.acquire(100);
     expect(limiter.tryAcquire(0)).toBeUndefined();
-    await time.timers.tickAsync(10_000);
+    await time.timers.tickAsync(10_000 + ARRIVAL_DELAY_MS);
     (await queued).release();
     const r = limiter.tryAcquire(0);
     expect(r).toBeDefined();

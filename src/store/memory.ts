@@ -1,8 +1,9 @@
-import { advance, covers, msUntilCovered, type BucketShape, type BucketState } from "../bucket.js";
+import { advance, covers, levelAt, msUntilCovered, type BucketShape, type BucketState } from "../bucket.js";
 import type { Clock } from "../clock.js";
 import { costOf, type Dimension } from "../dimensions.js";
 import type { Estimate } from "../options.js";
 import type { Blocker, DimensionSnapshot, Store } from "./types.js";
+import { UnseenDraws } from "./unseen-draws.js";
 
 /** One dimension's bucket: its shape (refill scaled by `share`) and state in one object. */
 interface Bucket extends BucketShape, BucketState {
@@ -24,6 +25,8 @@ interface Bucket extends BucketShape, BucketState {
   pausedUntil: number;
   /** Learned from headers: the provider meters this dimension in fixed windows, not as a bucket. */
   window: FixedWindow | undefined;
+  /** Admitted draws that may not have reached the provider; `undefined` when calls arrive at once. */
+  unseen: UnseenDraws | undefined;
 }
 
 /** A fixed window's timing: nothing refills until `resetAt`, then the level is the whole capacity again. */
@@ -45,6 +48,8 @@ export class MemoryStore implements Store {
     private readonly clock: Clock,
     /** Fraction of capacity a new dimension starts with. */
     private readonly initialFraction: number,
+    /** Longest time from admission until a call reaches the provider. */
+    private readonly arrivalDelayMs: number,
   ) {}
 
   configure(dimensions: readonly Dimension[], concurrency: number | undefined): void {
@@ -54,7 +59,8 @@ export class MemoryStore implements Store {
       // A dimension that changed what it counts starts afresh.
       if (kept?.dimension.unit !== dimension.unit) {
         const level = dimension.capacity * this.initialFraction;
-        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own: undefined, share: 1, pausedUntil: 0, window: undefined };
+        const unseen = this.arrivalDelayMs > 0 ? new UnseenDraws(this.arrivalDelayMs) : undefined;
+        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own: undefined, share: 1, pausedUntil: 0, window: undefined, unseen };
       }
       // Refill the elapsed time at the old rate before the new shape applies.
       refill(kept, now);
@@ -86,6 +92,7 @@ export class MemoryStore implements Store {
       const cost = costOf(bucket.dimension.unit, estimate);
       bucket.level -= cost;
       if (bucket.own) bucket.own.level -= cost;
+      if (bucket.unseen && cost > 0) bucket.unseen.add(cost, now);
     }
     this.inUse++;
     return true;
@@ -97,8 +104,9 @@ export class MemoryStore implements Store {
     let waitMs = 0;
     for (const bucket of this.buckets) {
       const cost = costOf(bucket.dimension.unit, estimate);
+      if (bucket.unseen) refill(bucket, now);
       const paused = cost > 0 ? bucket.pausedUntil - now : 0;
-      const refilled = msUntilCovered(bucket, bucket, now, cost);
+      const refilled = bucket.unseen ? msUntilCoveredUnseen(bucket, bucket.unseen, now, cost) : msUntilCovered(bucket, bucket, now, cost);
       const wait = Math.max(bucket.window && refilled > 0 ? bucket.window.resetAt - now : refilled, paused);
       if (wait > waitMs) {
         waitMs = wait;
@@ -111,12 +119,15 @@ export class MemoryStore implements Store {
     return { dimension, waitMs };
   }
 
-  give(name: string, amount: number, chargedAt: number): void {
+  give(name: string, amount: number, chargedAt: number, arrived: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
+    if (arrived > 0 && bucket.unseen && bucket.unseen.count > 0) this.arrived(bucket, bucket.unseen, arrived, chargedAt);
     // A refund can be added as of the bucket's last update: levels are capped
     // when read, and min(cap, min(cap, l + r·t1) + a + r·t2) equals
-    // min(cap, l + a + r·(t1 + t2)) for a >= 0, so no clock read is needed. An
+    // min(cap, l + a + r·(t1 + t2)) for a >= 0, so no clock read is needed
+    // (with draws on their way the cap rises over time, and the right side
+    // can only be lower: a refund may be credited short, never over). An
     // extra charge must refill to now first, or a bucket that sat full would
     // absorb it in refill it never had room for; so must a window, which may have ended.
     if (amount < 0 || bucket.window) refill(bucket, this.clock.now());
@@ -124,6 +135,17 @@ export class MemoryStore implements Store {
     if (amount > 0 && bucket.window && chargedAt < bucket.window.startedAt) return;
     bucket.level = Math.min(bucket.level + amount, bucket.capacity);
     if (bucket.own) bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
+  }
+
+  /**
+   * A charge made at `chargedAt` has reached the provider: it no longer holds
+   * the cap down. Its batch is known to be still on its way only before
+   * `chargedAt` + the delay; later, it may have arrived and been counted so.
+   */
+  private arrived(bucket: Bucket, unseen: UnseenDraws, cost: number, chargedAt: number): void {
+    const now = this.clock.now();
+    refill(bucket, now);
+    if (now < chargedAt + this.arrivalDelayMs) unseen.arrivedEarly(cost);
   }
 
   level(name: string): number | undefined {
@@ -226,26 +248,69 @@ function refillRate(bucket: Bucket): number {
  * A fixed window that ended restores both to the whole capacity.
  */
 function refill(bucket: Bucket, now: number): void {
-  const { window, own } = bucket;
+  const { window, unseen } = bucket;
   if (window && now >= window.resetAt) {
     const periods = Math.floor((now - window.resetAt) / window.periodMs);
     window.startedAt = window.resetAt + periods * window.periodMs;
     window.resetAt = window.startedAt + window.periodMs;
+    // Draws that arrived before the window began were counted in the last one.
+    while (unseen && unseen.nextArrival() <= window.startedAt) unseen.arriveNext();
     fill(bucket, now);
   }
-  advance(bucket, bucket, now);
-  if (!own) return;
-  advance(bucket.dimension, own, now);
+  // The cap rises as draws arrive: refill up to each arrival under the cap then in force.
+  if (unseen) {
+    for (let arrival = unseen.nextArrival(); arrival <= now; arrival = unseen.nextArrival()) {
+      refillUnderCap(bucket, arrival);
+      unseen.arriveNext();
+    }
+  }
+  refillUnderCap(bucket, now);
+  const own = bucket.own;
   // Refilled alike and caught up: one state serves again.
-  if (bucket.level >= own.level && bucket.limit === bucket.dimension.limit) bucket.own = undefined;
+  if (own && bucket.level >= own.level && bucket.limit === bucket.dimension.limit) bucket.own = undefined;
 }
 
-/** A window begins: the level and the own count are the whole capacity. */
+/** Refills the level and the own count to `t`, up to capacity less the draws still on their way. */
+function refillUnderCap(bucket: Bucket, t: number): void {
+  const cap = capOf(bucket);
+  advance(bucket, bucket, t, cap);
+  if (bucket.own) advance(bucket.dimension, bucket.own, t, cap);
+}
+
+/** The most the level may hold now: draws on their way may find the provider's bucket full. */
+function capOf(bucket: Bucket): number {
+  return bucket.unseen ? bucket.capacity - bucket.unseen.total : bucket.capacity;
+}
+
+/**
+ * {@link msUntilCovered} under a cap that rises as draws arrive: a cost above
+ * the cap in force waits for the arrivals that lift it.
+ */
+function msUntilCoveredUnseen(bucket: Bucket, unseen: UnseenDraws, now: number, cost: number): number {
+  let pending = unseen.total;
+  let t = now;
+  let level = levelAt(bucket, bucket, now, bucket.capacity - pending);
+  if (covers(level, cost)) return 0;
+  if (bucket.limit <= 0) return Infinity;
+  const rate = bucket.limit / bucket.windowMs;
+  for (let i = 0; i < unseen.count; i++) {
+    const arrival = unseen.arrivalAt(i);
+    const cap = bucket.capacity - pending;
+    if (cost <= cap && t + (cost - level) / rate <= arrival) break;
+    level = Math.min(cap, level + (arrival - t) * rate);
+    t = arrival;
+    pending -= unseen.costAt(i);
+  }
+  return t - now + (cost - level) / rate;
+}
+
+/** A window begins: the level and the own count are the whole capacity, less draws that will count in it. */
 function fill(bucket: Bucket, now: number): void {
-  bucket.level = bucket.capacity;
+  const cap = capOf(bucket);
+  bucket.level = cap;
   bucket.at = now;
   if (bucket.own) {
-    bucket.own.level = bucket.capacity;
+    bucket.own.level = cap;
     bucket.own.at = now;
   }
 }

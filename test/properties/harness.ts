@@ -305,6 +305,8 @@ export interface Request {
   aborted: boolean;
   status: "queued" | "admitted" | "rejected";
   error?: unknown;
+  /** Virtual time it was refused, if it was. */
+  rejectedAt?: number;
   reservation?: Reservation;
   charges?: Map<Bucket, number>;
   released: boolean;
@@ -384,6 +386,8 @@ export class Harness {
     this.limiter = new Limiter({
       ...limiterOptions(scenario.config),
       initial: scenario.initial,
+      // The model's levels are exact arithmetic with calls arriving at once; arrival delays have their own property.
+      arrivalDelayMs: 0,
       clock: { now: () => performance.now(), wallNow: () => Date.now() },
     });
   }
@@ -630,12 +634,10 @@ export class Harness {
       check(bucket !== undefined && costOn(bucket.unit, request.estimate) > bucket.capacity && error.capacity === bucket.capacity, () => at);
     } else if (error instanceof WaitTimeoutError) {
       check(request.maxWaitMs !== undefined, () => `${at}: no maxWaitMs`);
-      if (error.waitMs > error.maxWaitMs) {
-        // Refused on arrival, on a predicted wait (judged by the property on at-once refusals).
-        check(this.now === request.arrivedAt, () => `${at}: not at arrival`);
-      } else {
-        check(this.now === request.deadline, () => `${at}: its deadline is ${request.deadline}`);
-      }
+      // Refused on arrival on a predicted wait (judged by the property on at-once refusals), else at its deadline.
+      const atOnce = this.now === request.arrivedAt && error.waitMs > error.maxWaitMs;
+      check(atOnce || this.now === request.deadline, () => `${at}: neither at arrival on a wait over maxWaitMs nor at its deadline ${request.deadline}`);
+      check(error.waitMs >= error.maxWaitMs, () => `${at}: says it needed less than maxWaitMs`);
     } else if (error instanceof LimiterClosedError) {
       check(this.model.closed, () => `${at}: not closed`);
     } else {
@@ -644,6 +646,7 @@ export class Harness {
     this.queue.splice(index, 1);
     request.status = "rejected";
     request.error = error;
+    request.rejectedAt = this.now;
   }
 
   /** What must hold between steps, whatever happened before. */
