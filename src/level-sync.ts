@@ -157,10 +157,15 @@ export function alignToRetryHint(named: readonly Meter[], target: SyncTarget, re
 
 /**
  * A 429 is direct evidence that this client draws more than its share of the
- * key: give up a quarter of its refill share and of the headroom it takes.
- * Later responses showing slack, and time, give them back.
+ * key: give up a quarter of its refill share and half of the headroom it
+ * takes. Later responses showing slack, and time, give them back. One answer
+ * per round: the requests admitted before the last cut (`seq` at or below
+ * `meter.cutAtSeq`) were sent on what it knew then, so their 429s are that
+ * same evidence again (a burst told a limit ten times too high draws ten at once).
  */
-export function yieldShare(meter: Meter, target: SyncTarget): void {
+export function yieldShare(meter: Meter, target: SyncTarget, seq: number, admissions: number): void {
+  if (seq <= meter.cutAtSeq) return;
+  meter.cutAtSeq = admissions;
   const rate = meter.dimension.limit / meter.dimension.windowMs;
   meter.headroom = Math.max(MIN_SHARE, meter.headroom * 0.5);
   meter.share = Math.max(MIN_SHARE, meter.share * 0.75);

@@ -206,11 +206,12 @@ export class Limiter {
     // Headers from an older request never undo what a fresher one said.
     if (origin.seq >= this.learnedSeq) {
       this.learnedSeq = origin.seq;
-      if (this.learned.learn(view)) this.reconfigure(buildBudget(this.limits));
+      // A dimension learned here starts full: nothing is admitted before its level is synced below.
+      if (this.learned.learn(view)) this.reconfigure(buildBudget(this.limits), false);
     }
     if (this.shared) syncSharedLevels(view, this.meters, this.shared, origin, this.clock.now());
     else syncLevels(view, this.meters, this.store, origin, this.clock.now());
-    if (options?.status === 429) this.rateLimited(headers, options);
+    if (options?.status === 429) this.rateLimited(headers, options, origin.seq);
     this.pump();
   }
 
@@ -219,12 +220,12 @@ export class Limiter {
    * names (else on all); with no hint, drain the binding bucket rather than
    * guess a pause. Billing 429s are not about rate and change nothing.
    */
-  private rateLimited(headers: HeaderInput, options: SyncOptions): void {
+  private rateLimited(headers: HeaderInput, options: SyncOptions, seq: number): void {
     const failure = classifyFailure({ status: 429, headers, body: options.body }, this.parseOptions(options));
     if (failure.kind !== "rate") return;
     const units = failure.dimension === "requests" ? ["requests"] : failure.dimension === "tokens" ? ["tokens", "input", "output"] : undefined;
     const named = units ? this.meters.filter((m) => units.includes(m.dimension.unit)) : [];
-    for (const meter of named.length > 0 ? named : this.meters) yieldShare(meter, this.store);
+    for (const meter of named.length > 0 ? named : this.meters) yieldShare(meter, this.store, seq, this.admissions);
     const now = this.clock.now();
     if (failure.retryAfterMs !== undefined) {
       const until = now + failure.retryAfterMs;
@@ -244,7 +245,7 @@ export class Limiter {
   }
 
   /** Applies a new configured budget (merged with learned limits) and rejects waiters that can no longer fit. */
-  private reconfigure(budget: Budget): void {
+  private reconfigure(budget: Budget, admit = true): void {
     this.apply(this.learned.merge(budget));
     for (const waiter of [...this.queue]) {
       const problem = this.problemWith(waiter.estimate);
@@ -253,7 +254,8 @@ export class Limiter {
       waiter.reject(problem);
     }
     this.recountQueued();
-    this.afterRemoval(true);
+    if (admit) this.afterRemoval(true);
+    else this.notifyIdle();
   }
 
   /** Current levels of every dimension, the concurrency slots, and the queue. */

@@ -37,6 +37,8 @@ export interface Meter {
   lastSet: number;
   /** The headers showed the provider metering this dimension in fixed windows: no share learning. */
   windowed: boolean;
+  /** Admissions counted when a 429 last cut `share` and `headroom`: 429s of requests admitted by then add nothing. */
+  cutAtSeq: number;
   /** The reset reading later ones are compared with to tell a fixed window from a bucket. */
   resetAnchor: ResetReading | undefined;
   /** The dimension was removed or replaced: reservations charged on it settle nowhere. */
@@ -45,7 +47,7 @@ export interface Meter {
 
 /** A new meter for `dimension`. */
 export function createMeter(dimension: Dimension): Meter {
-  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, headroom: 1, lastTruth: 0, lastSet: 0, windowed: false, resetAnchor: undefined, retired: false };
+  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, headroom: 1, cutAtSeq: 0, lastTruth: 0, lastSet: 0, windowed: false, resetAnchor: undefined, retired: false };
 }
 
 /** What a reservation needs from its limiter. */

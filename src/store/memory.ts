@@ -272,9 +272,19 @@ function refill(bucket: Bucket, now: number): void {
 
 /** Refills the level and the own count to `t`, up to capacity less the draws still on their way. */
 function refillUnderCap(bucket: Bucket, t: number): void {
-  const cap = capOf(bucket);
-  advance(bucket, bucket, t, cap);
-  if (bucket.own) advance(bucket.dimension, bucket.own, t, cap);
+  const pending = bucket.unseen?.total ?? 0;
+  advance(bucket, bucket, t, capUnder(bucket, bucket, pending));
+  if (bucket.own) advance(bucket.dimension, bucket.own, t, capUnder(bucket, bucket.own, pending));
+}
+
+/**
+ * The most `state` may refill to while `pending` is on its way (which may find
+ * the provider's bucket full). It stops refill, never takes away: a capacity
+ * lowered under draws in flight must not turn them into debt.
+ */
+function capUnder(bucket: Bucket, state: BucketState, pending: number): number {
+  const cap = bucket.capacity - pending;
+  return cap >= state.level ? cap : Math.min(state.level, bucket.capacity);
 }
 
 /** The most the level may hold now: draws on their way may find the provider's bucket full. */
@@ -289,7 +299,7 @@ function capOf(bucket: Bucket): number {
 function msUntilCoveredUnseen(bucket: Bucket, unseen: UnseenDraws, now: number, cost: number): number {
   let pending = unseen.total;
   let t = now;
-  let level = levelAt(bucket, bucket, now, bucket.capacity - pending);
+  let level = levelAt(bucket, bucket, now, capUnder(bucket, bucket, pending));
   if (covers(level, cost)) return 0;
   if (bucket.limit <= 0) return Infinity;
   const rate = bucket.limit / bucket.windowMs;
@@ -297,7 +307,7 @@ function msUntilCoveredUnseen(bucket: Bucket, unseen: UnseenDraws, now: number, 
     const arrival = unseen.arrivalAt(i);
     const cap = bucket.capacity - pending;
     if (cost <= cap && t + (cost - level) / rate <= arrival) break;
-    level = Math.min(cap, level + (arrival - t) * rate);
+    level = Math.max(level, Math.min(cap, level + (arrival - t) * rate));
     t = arrival;
     pending -= unseen.costAt(i);
   }
