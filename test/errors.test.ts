@@ -6,6 +6,7 @@ import {
   LimiterError,
   QueueFullError,
   RequestTooLargeError,
+  type Reservation,
   ReservationReleasedError,
   WaitTimeoutError,
 } from "../src/index.js";
@@ -180,10 +181,14 @@ describe("abort", () => {
     (await small).release();
   });
 
-  it("a signal given to an admitted request's run is passed on to fn", async () => {
+  it("a signal given to an admitted request's run reaches fn through reservation.signal", async () => {
     const limiter = new Limiter({ rpm: 10 });
     const controller = new AbortController();
-    await limiter.run(0, (r) => ({ value: expect(r.signal).toBe(controller.signal) }), { signal: controller.signal });
+    const fn = (r: Reservation): { value: unknown } => {
+      controller.abort("stop");
+      return { value: r.signal.reason };
+    };
+    expect(await limiter.run(0, fn, { signal: controller.signal })).toBe("stop");
     await limiter.run(0, (r) => ({ value: expect(r.signal.aborted).toBe(false) }));
   });
 });
