@@ -1,6 +1,6 @@
 import type { Clock } from "./clock.js";
 import { resolveOptions } from "./config.js";
-import { amountProblem, buildBudget, costOf, mergeLimits, needsSplitEstimate, type Budget, type Dimension } from "./dimensions.js";
+import { amountProblem, buildBudget, costOf, mergeLimits, needsSplitEstimate, notANumber, type Budget, type Dimension } from "./dimensions.js";
 import { LimiterClosedError, QueueFullError, RequestTooLargeError, WaitTimeoutError } from "./errors.js";
 import type { AcquireOptions, Estimate, LimitChanges, LimiterOptions, Limits, RunOptions, RunResult, SyncOptions } from "./options.js";
 import { DeadlineHeap, Fifo } from "./queue.js";
@@ -324,7 +324,7 @@ export class Limiter {
       if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("signal must be an AbortSignal");
       const maxWaitMs = options.maxWaitMs;
       if (maxWaitMs !== undefined && (typeof maxWaitMs !== "number" || Number.isNaN(maxWaitMs) || maxWaitMs < 0)) {
-        throw new RangeError(`maxWaitMs must be a number >= 0, got ${String(maxWaitMs)}`);
+        throw typeof maxWaitMs === "number" ? new RangeError(`maxWaitMs must be a number >= 0, got ${maxWaitMs}`) : notANumber("maxWaitMs", maxWaitMs);
       }
       signal?.throwIfAborted();
     }

@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import { Limiter } from "../src/index.js";
+import { Limiter, type Reservation } from "../src/index.js";
 import { useFakeTime } from "./fake-time.js";
 
 const time = useFakeTime();
@@ -82,9 +82,18 @@ describe("reservation.signal", () => {
 });
 
 describe("a queued waiter's listener on the caller's signal is removed on every path", () => {
-  function queued(limiter: Limiter, options: { maxWaitMs?: number } = {}): { caller: AbortController; outcome: Promise<string> } {
+  type Act = (limiter: Limiter, caller: AbortController, holder: Reservation) => unknown;
+  it.each<[string, Act, string]>([
+    ["admitted", (_limiter, _caller, holder) => holder.release(), "admitted"],
+    ["timed out", () => time.timers.tickAsync(500), "WaitTimeoutError"],
+    ["aborted", (_limiter, caller) => caller.abort(), "AbortError"],
+    ["closed", (limiter) => limiter.close(), "LimiterClosedError"],
+    ["rejected by setLimits", (limiter) => limiter.setLimits({ tpm: 50 }), "RequestTooLargeError"],
+  ])("%s", async (_path, act, expected) => {
+    const limiter = new Limiter({ tpm: 6000, concurrency: 1 });
+    const holder = await limiter.acquire(0);
     const caller = new AbortController();
-    const outcome = limiter.acquire(100, { signal: caller.signal, ...options }).then(
+    const outcome = limiter.acquire(100, { signal: caller.signal, maxWaitMs: 500 }).then(
       (r) => {
         r.release();
         return "admitted";
@@ -92,47 +101,9 @@ describe("a queued waiter's listener on the caller's signal is removed on every 
       (error: unknown) => (error as Error).name,
     );
     expect(listeners(caller.signal)).toBe(1);
-    return { caller, outcome };
-  }
-
-  it("admitted", async () => {
-    const limiter = new Limiter({ tpm: 6000, initial: "empty" });
-    const { caller, outcome } = queued(limiter);
-    await time.timers.tickAsync(1000);
-    expect(await outcome).toBe("admitted");
-    expect(listeners(caller.signal)).toBe(0);
-  });
-
-  it("timed out", async () => {
-    const limiter = new Limiter({ tpm: 6000, concurrency: 1 });
-    const holder = await limiter.acquire(0);
-    const { caller, outcome } = queued(limiter, { maxWaitMs: 500 });
-    await time.timers.tickAsync(500);
-    expect(await outcome).toBe("WaitTimeoutError");
+    await act(limiter, caller, holder);
+    expect(await outcome).toBe(expected);
     expect(listeners(caller.signal)).toBe(0);
     holder.release();
-  });
-
-  it("aborted", async () => {
-    const { caller, outcome } = queued(new Limiter({ tpm: 6000, initial: "empty" }));
-    caller.abort();
-    expect(await outcome).toBe("AbortError");
-    expect(listeners(caller.signal)).toBe(0);
-  });
-
-  it("closed", async () => {
-    const limiter = new Limiter({ tpm: 6000, initial: "empty" });
-    const { caller, outcome } = queued(limiter);
-    limiter.close();
-    expect(await outcome).toBe("LimiterClosedError");
-    expect(listeners(caller.signal)).toBe(0);
-  });
-
-  it("rejected by setLimits", async () => {
-    const limiter = new Limiter({ tpm: 6000, initial: "empty" });
-    const { caller, outcome } = queued(limiter);
-    limiter.setLimits({ tpm: 50 });
-    expect(await outcome).toBe("RequestTooLargeError");
-    expect(listeners(caller.signal)).toBe(0);
   });
 });
