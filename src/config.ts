@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from "./clock.js";
-import { isLimitKey } from "./dimensions.js";
+import { isLimitKey, LIMIT_KEYS, notANumber, shown, unknownOption } from "./dimensions.js";
+import { checkProvider } from "./headers/providers.js";
 import type { ProviderName } from "./headers/types.js";
 import type { LimiterOptions, Limits } from "./options.js";
 import type { SharedStore } from "./store/shared.js";
@@ -17,7 +18,8 @@ export interface ResolvedOptions {
   readonly store: SharedStore | undefined;
 }
 
-const OTHER_KEYS = new Set(["initial", "arrivalDelayMs", "maxQueue", "maxWaitMs", "clock", "onWarning", "provider", "store"]);
+const OTHER_KEYS: readonly string[] = ["initial", "arrivalDelayMs", "maxQueue", "maxWaitMs", "clock", "onWarning", "provider", "store"];
+const OPTION_KEYS: readonly string[] = [...LIMIT_KEYS, ...OTHER_KEYS];
 
 /** Calls reach the provider within this long of admission unless told otherwise (connections, TLS, proxies). */
 const DEFAULT_ARRIVAL_DELAY_MS = 500;
@@ -29,39 +31,47 @@ function emitWarning(warning: Error): void {
 function initialFraction(initial: LimiterOptions["initial"]): number {
   if (initial === undefined || initial === "full") return 1;
   if (initial === "empty") return 0;
-  if (typeof initial === "number" && initial >= 0 && initial <= 1) return initial;
-  throw new RangeError(`initial must be "full", "empty" or a number in [0, 1], got ${String(initial)}`);
+  const expected = `initial must be "full", "empty" or a number in [0, 1], got ${shown(initial)}`;
+  if (typeof initial !== "number") throw new TypeError(expected);
+  if (initial >= 0 && initial <= 1) return initial;
+  throw new RangeError(expected);
+}
+
+/** Throws unless `value` is a wait limit: a number >= 0 (`Infinity` for none). */
+export function checkMaxWaitMs(value: unknown): void {
+  if (typeof value !== "number") throw notANumber("maxWaitMs", value);
+  if (!(value >= 0)) throw new RangeError(`maxWaitMs must be a number >= 0, got ${value}`);
 }
 
 /** Validates the options that are not budgets; budgets are checked by `buildBudget`. */
 export function resolveOptions(options: LimiterOptions): ResolvedOptions {
   if (typeof options !== "object" || options === null) {
-    throw new TypeError(`Limiter options must be an object, got ${String(options)}`);
+    throw new TypeError(`Limiter options must be an object, got ${shown(options)}`);
   }
   const limits: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
     if (isLimitKey(key)) {
       if (value !== undefined) limits[key] = value;
-    } else if (!OTHER_KEYS.has(key)) {
-      throw new TypeError(`Unknown Limiter option "${key}"`);
+    } else if (!OTHER_KEYS.includes(key)) {
+      throw unknownOption("new Limiter()", key, OPTION_KEYS);
     }
   }
   const { arrivalDelayMs = DEFAULT_ARRIVAL_DELAY_MS, maxQueue = Infinity, maxWaitMs = Infinity, clock = systemClock, onWarning = emitWarning } = options;
-  if (typeof maxQueue !== "number" || Number.isNaN(maxQueue) || maxQueue < 0 || (maxQueue !== Infinity && !Number.isInteger(maxQueue))) {
+  if (typeof maxQueue !== "number") throw notANumber("maxQueue", maxQueue);
+  if (Number.isNaN(maxQueue) || maxQueue < 0 || (maxQueue !== Infinity && !Number.isInteger(maxQueue))) {
     throw new RangeError(`maxQueue must be an integer >= 0 or Infinity, got ${String(maxQueue)}`);
   }
-  if (typeof arrivalDelayMs !== "number") throw new TypeError(`arrivalDelayMs must be a number, got ${typeof arrivalDelayMs}`);
+  if (typeof arrivalDelayMs !== "number") throw notANumber("arrivalDelayMs", arrivalDelayMs);
   if (!(arrivalDelayMs >= 0 && arrivalDelayMs < Infinity)) throw new RangeError(`arrivalDelayMs must be a finite number >= 0, got ${arrivalDelayMs}`);
-  if (typeof maxWaitMs !== "number") throw new TypeError(`maxWaitMs must be a number, got ${typeof maxWaitMs}`);
-  if (!(maxWaitMs >= 0)) throw new RangeError(`maxWaitMs must be a number >= 0, got ${maxWaitMs}`);
+  checkMaxWaitMs(maxWaitMs);
   if (typeof clock?.now !== "function" || typeof clock.wallNow !== "function") {
     throw new TypeError("clock must have now() and wallNow() methods");
   }
   if (typeof onWarning !== "function") throw new TypeError("onWarning must be a function");
-  if (options.provider !== undefined && typeof options.provider !== "string") throw new TypeError("provider must be a provider name");
   const { store } = options;
   if (store !== undefined && (typeof store !== "object" || store === null || typeof store.book !== "function")) {
     throw new TypeError("store must be a shared store, such as RedisStore from llm-limiter/redis");
   }
-  return { limits: limits as Limits, initialFraction: initialFraction(options.initial), arrivalDelayMs, maxQueue, maxWaitMs, clock, onWarning, provider: options.provider, store };
+  const provider = options.provider === undefined ? undefined : checkProvider(options.provider);
+  return { limits: limits as Limits, initialFraction: initialFraction(options.initial), arrivalDelayMs, maxQueue, maxWaitMs, clock, onWarning, provider, store };
 }

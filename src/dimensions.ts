@@ -23,24 +23,54 @@ export const SHORTHANDS = {
 type Shorthand = keyof typeof SHORTHANDS;
 const SHORTHAND_NAMES = Object.keys(SHORTHANDS) as Shorthand[];
 const UNITS: readonly Unit[] = ["requests", "tokens", "input", "output"];
-const LIMIT_KEYS = new Set<string>([...SHORTHAND_NAMES, "concurrency", "limits", "capacity"]);
+/** The budget options of {@link Limits}. */
+export const LIMIT_KEYS: readonly string[] = [...SHORTHAND_NAMES, "concurrency", "limits", "capacity"];
+const LIMIT_KEY_SET = new Set(LIMIT_KEYS);
+const CUSTOM_KEYS: readonly string[] = ["unit", "limit", "windowMs", "capacity"];
 
 /** Whether `key` is one of the budget options of {@link Limits}. */
 export function isLimitKey(key: string): boolean {
-  return LIMIT_KEYS.has(key);
+  return LIMIT_KEY_SET.has(key);
 }
 
-/** Throws RangeError unless `value` is a finite number > 0. */
-export function positive(what: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`${what} must be a finite number > 0, got ${String(value)}`);
+/** A value as error messages show it: its type, and the value where that helps (`string "100"`). */
+export function shown(value: unknown): string {
+  switch (typeof value) {
+    case "string":
+      return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+    case "number":
+    case "undefined":
+      return String(value);
+    case "boolean":
+    case "bigint":
+      return `${typeof value} ${String(value)}`;
+    case "object":
+      return value === null ? "null" : Array.isArray(value) ? "an array" : "an object";
+    default:
+      return `a ${typeof value}`;
   }
+}
+
+/** The error for a non-number where a number is required: a string "100" is a type mistake, not a range one. */
+export function notANumber(what: string, value: unknown): TypeError {
+  return new TypeError(`${what} must be a number, got ${shown(value)}`);
+}
+
+/** The error for an option key that is not one of `known` (typos such as `tmp`). */
+export function unknownOption(where: string, key: string, known: readonly string[]): TypeError {
+  return new TypeError(`${where}: unknown option "${key}"; the options are ${known.join(", ")}`);
+}
+
+/** Throws TypeError unless `value` is a number, RangeError unless it is finite and > 0. */
+export function positive(what: string, value: unknown): number {
+  if (typeof value !== "number") throw notANumber(what, value);
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${what} must be a finite number > 0, got ${value}`);
   return value;
 }
 
 function plainObject(what: string, value: unknown): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new TypeError(`${what} must be an object, got ${String(value)}`);
+    throw new TypeError(`${what} must be an object, got ${shown(value)}`);
   }
   return value as Record<string, unknown>;
 }
@@ -48,12 +78,10 @@ function plainObject(what: string, value: unknown): Record<string, unknown> {
 function customDimension(name: string, spec: unknown): Omit<Dimension, "capacity"> & { capacity?: number } {
   const s = plainObject(`limits.${name}`, spec) as Partial<CustomLimit>;
   for (const key of Object.keys(s)) {
-    if (!["unit", "limit", "windowMs", "capacity"].includes(key)) {
-      throw new TypeError(`limits.${name}: unknown option "${key}"`);
-    }
+    if (!CUSTOM_KEYS.includes(key)) throw unknownOption(`limits.${name}`, key, CUSTOM_KEYS);
   }
   if (!UNITS.includes(s.unit as Unit)) {
-    throw new TypeError(`limits.${name}.unit must be one of ${UNITS.join(", ")}, got ${String(s.unit)}`);
+    throw new TypeError(`limits.${name}.unit must be one of ${UNITS.join(", ")}, got ${shown(s.unit)}`);
   }
   return {
     name,
@@ -111,7 +139,7 @@ export function buildBudget(limits: Limits): Budget {
 export function mergeLimits(current: Limits, changes: LimitChanges): Limits {
   const next: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(plainObject("setLimits()", changes))) {
-    if (!isLimitKey(key)) throw new TypeError(`setLimits(): unknown option "${key}"`);
+    if (!isLimitKey(key)) throw unknownOption("setLimits()", key, LIMIT_KEYS);
     if (key === "limits" || key === "capacity") {
       if (value === undefined) continue;
       const merged: Record<string, unknown> = { ...(current[key] ?? {}) };
@@ -145,11 +173,11 @@ export function amountProblem(what: string, value: unknown, split: boolean): Typ
     return split ? new TypeError(`${what} must be { input, output } when input or output tokens are limited`) : undefined;
   }
   if (typeof value !== "object" || value === null) {
-    return new TypeError(`${what} must be a number or { input, output }, got ${String(value)}`);
+    return new TypeError(`${what} must be a number or { input, output }, got ${shown(value)}`);
   }
   const { input, output } = value as { input?: unknown; output?: unknown };
   for (const [part, n] of [["input", input], ["output", output]] as const) {
-    if (typeof n !== "number") return new TypeError(`${what}.${part} must be a number, got ${String(n)}`);
+    if (typeof n !== "number") return notANumber(`${what}.${part}`, n);
     if (!Number.isFinite(n) || n < 0) return new RangeError(`${what}.${part} must be a finite number >= 0, got ${n}`);
   }
   return undefined;

@@ -1,5 +1,5 @@
 import type { Clock } from "./clock.js";
-import { resolveOptions } from "./config.js";
+import { checkMaxWaitMs, resolveOptions } from "./config.js";
 import { amountProblem, buildBudget, costOf, mergeLimits, needsSplitEstimate, type Budget, type Dimension } from "./dimensions.js";
 import { LimiterClosedError, QueueFullError, RequestTooLargeError, WaitTimeoutError } from "./errors.js";
 import type { AcquireOptions, Estimate, LimitChanges, LimiterOptions, Limits, RunOptions, RunResult, SyncOptions } from "./options.js";
@@ -329,10 +329,7 @@ export class Limiter {
     const signal = options?.signal;
     if (options) {
       if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("signal must be an AbortSignal");
-      const maxWaitMs = options.maxWaitMs;
-      if (maxWaitMs !== undefined && (typeof maxWaitMs !== "number" || Number.isNaN(maxWaitMs) || maxWaitMs < 0)) {
-        throw new RangeError(`maxWaitMs must be a number >= 0, got ${String(maxWaitMs)}`);
-      }
+      if (options.maxWaitMs !== undefined) checkMaxWaitMs(options.maxWaitMs);
       signal?.throwIfAborted();
     }
     if (this.queue.size > 0 || this.paused()) return undefined;

@@ -67,7 +67,21 @@ export interface ReservationHost {
   apply(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): void;
 }
 
-const neverAborted = new AbortController().signal;
+/**
+ * The signal of one call, aborted with the caller's reason. SDKs attach an abort
+ * listener to the signal they are given and may never remove it (openai-node
+ * does not): on a signal of its own, that listener goes with the call.
+ */
+class CallController extends AbortController {
+  constructor(private readonly caller: AbortSignal | undefined) {
+    super();
+  }
+
+  /** The caller's signal aborted (this object is its listener: no closure). */
+  handleEvent(): void {
+    this.abort(this.caller?.reason);
+  }
+}
 
 /**
  * What an admitted request holds: its charge on every dimension and a
@@ -88,6 +102,8 @@ export class Reservation implements SyncOrigin {
    * what is charged on it now.
    */
   private readonly books: number[];
+  /** Made on the first read of `signal`: nothing is allocated for calls that never read it. */
+  private call: CallController | undefined;
 
   /** @internal Created by the limiter on admission. */
   constructor(
@@ -165,9 +181,21 @@ export class Reservation implements SyncOrigin {
     }
   }
 
-  /** The caller's abort signal, to pass on to the model call (a never-aborting one if none was given). */
+  /**
+   * An abort signal to pass on to the model call, this call's own: it aborts
+   * with the caller's `reason` when the caller's signal aborts before
+   * `release()` (never, when none was given). Whatever the model call
+   * attaches to it is collected with the reservation.
+   */
   get signal(): AbortSignal {
-    return this.callerSignal ?? neverAborted;
+    if (!this.call) {
+      const caller = this.callerSignal;
+      this.call = new CallController(caller);
+      if (caller?.aborted) this.call.abort(caller.reason);
+      // Removed on release: after it, the caller's aborts no longer concern this call.
+      else if (!this.done) caller?.addEventListener("abort", this.call);
+    }
+    return this.call.signal;
   }
 
   /** Whether `release()` was called. */
@@ -201,6 +229,7 @@ export class Reservation implements SyncOrigin {
   release(): void {
     if (this.done) return;
     this.done = true;
+    if (this.call) this.callerSignal?.removeEventListener("abort", this.call);
     const n = this.meters.length;
     for (let i = 0; i < n; i++) this.meters[i]!.held -= this.books[n + i]!;
     this.host.released(this.lease, this.refundable);

@@ -1,3 +1,5 @@
+import { notANumber } from "./dimensions.js";
+
 /** How `run` retries a call that the provider rejected with 429. */
 export interface RetryOptions {
   /** Retries after the first attempt (0: none). */
@@ -20,11 +22,11 @@ export function retryPolicy(options: RetryOptions | undefined): RetryPolicy | un
   if (options === undefined) return undefined;
   if (typeof options !== "object" || options === null) throw new TypeError("retry must be { attempts, baseMs?, maxMs? }");
   const { attempts, baseMs = 500, maxMs = 8000 } = options;
-  if (!Number.isInteger(attempts) || attempts < 0) throw new RangeError(`retry.attempts must be an integer >= 0, got ${String(attempts)}`);
+  if (typeof attempts !== "number") throw notANumber("retry.attempts", attempts);
+  if (!Number.isInteger(attempts) || attempts < 0) throw new RangeError(`retry.attempts must be an integer >= 0, got ${attempts}`);
   for (const [name, value] of [["baseMs", baseMs], ["maxMs", maxMs]] as const) {
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-      throw new RangeError(`retry.${name} must be a finite number >= 0, got ${String(value)}`);
-    }
+    if (typeof value !== "number") throw notANumber(`retry.${name}`, value);
+    if (!Number.isFinite(value) || value < 0) throw new RangeError(`retry.${name} must be a finite number >= 0, got ${value}`);
   }
   return { attempts, baseMs, maxMs };
 }

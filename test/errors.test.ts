@@ -6,8 +6,10 @@ import {
   LimiterError,
   QueueFullError,
   RequestTooLargeError,
+  type Reservation,
   ReservationReleasedError,
   WaitTimeoutError,
+  parseRateLimitHeaders,
 } from "../src/index.js";
 import { useFakeTime } from "./fake-time.js";
 import { ARRIVAL_DELAY_MS } from "./defaults.js";
@@ -32,6 +34,48 @@ describe("bad configuration throws at once", () => {
     [{ clock: {} }, TypeError],
   ])("%o", (options, type) => {
     expect(() => new Limiter(options as never)).toThrow(type);
+  });
+
+  // A string from an env var or a JSON file is a type mistake: say what was given, not "got 100".
+  it.each([
+    [{ rpm: "100" }, 'rpm must be a number, got string "100"'],
+    [{ tpm: "1e5" }, 'tpm must be a number, got string "1e5"'],
+    [{ rpd: true }, "rpd must be a number, got boolean true"],
+    [{ tpd: null }, "tpd must be a number, got null"],
+    [{ itpm: [1] }, "itpm must be a number, got an array"],
+    [{ otpm: {} }, "otpm must be a number, got an object"],
+    [{ concurrency: "4" }, 'concurrency must be a number, got string "4"'],
+    [{ tpm: 100, capacity: { tpm: "50" } }, 'capacity.tpm must be a number, got string "50"'],
+    [{ limits: { x: { unit: "tokens", limit: "10", windowMs: 1000 } } }, 'limits.x.limit must be a number, got string "10"'],
+    [{ limits: { x: { unit: "tokens", limit: 10, windowMs: "1000" } } }, 'limits.x.windowMs must be a number, got string "1000"'],
+    [{ limits: { x: { unit: "tokens", limit: 10, windowMs: 1000, capacity: "5" } } }, 'limits.x.capacity must be a number, got string "5"'],
+    [{ maxQueue: "10" }, 'maxQueue must be a number, got string "10"'],
+    [{ initial: "0.5" }, 'initial must be "full", "empty" or a number in [0, 1], got string "0.5"'],
+  ])("%o -> TypeError saying what was given", (options, message) => {
+    expect(() => new Limiter(options as never)).toThrow(new TypeError(message));
+  });
+
+  it("unknown option keys name the known ones", () => {
+    expect(() => new Limiter({ tmp: 1000 } as never)).toThrow(TypeError);
+    expect(() => new Limiter({ tmp: 1000 } as never)).toThrow(/unknown option "tmp"; the options are rpm, tpm, .*concurrency, .*maxQueue, .*provider/);
+    expect(() => new Limiter({ rpm: 1 }).setLimits({ tmp: 1 } as never)).toThrow(/setLimits\(\): unknown option "tmp"; the options are rpm, tpm/);
+    expect(() => new Limiter({ limits: { x: { unit: "tokens", limit: 1, windowMs: 1, widowMs: 1 } } } as never)).toThrow(
+      new TypeError('limits.x: unknown option "widowMs"; the options are unit, limit, windowMs, capacity'),
+    );
+  });
+
+  it("an unknown provider is rejected, listing the known ones, wherever a provider is named", async () => {
+    const known = "provider must be one of openai, azure, anthropic, groq, cerebras, mistral, openrouter, together, ietf";
+    const typo = new TypeError(`${known}; got "opneai"`);
+    expect(() => new Limiter({ rpm: 10, provider: "opneai" } as never)).toThrow(typo);
+    expect(() => new Limiter({ rpm: 10, provider: 5 } as never)).toThrow(new TypeError(`${known}; got 5`));
+    const limiter = new Limiter({ rpm: 10 });
+    expect(() => limiter.sync({}, { provider: "opneai" as never })).toThrow(typo);
+    expect(() => parseRateLimitHeaders({}, { provider: "opneai" as never })).toThrow(typo);
+    const r = await limiter.acquire(0);
+    expect(() => r.sync({}, { provider: "opneai" as never })).toThrow(typo);
+    r.release();
+    expect(limiter.snapshot().rpm?.available).toBe(9);
   });
 
   it("setLimits validates everything before changing anything", async () => {
@@ -67,8 +111,27 @@ describe("bad estimates reject, never throw synchronously", () => {
     expect(limiter.snapshot()).toMatchObject({ queued: 0, inFlight: 0, tpm: { available: 500 } });
   });
 
+  it.each([
+    ["100", 'estimate must be a number or { input, output }, got string "100"'],
+    [{ input: "1", output: 1 }, 'estimate.input must be a number, got string "1"'],
+  ])("estimate %o -> TypeError saying what was given", async (estimate, message) => {
+    const limiter = new Limiter({ tpm: 1000 });
+    await expect(limiter.acquire(estimate as never)).rejects.toThrow(new TypeError(message));
+  });
+
+  it("usage of the wrong type -> TypeError saying what was given", async () => {
+    const r = await new Limiter({ tpm: 1000 }).acquire(10);
+    expect(() => r.settle("5" as never)).toThrow(new TypeError('used must be a number or { input, output }, got string "5"'));
+    r.release();
+  });
+
   it("bad options reject", async () => {
     const limiter = new Limiter({ rpm: 10 });
+    await expect(limiter.acquire(0, { maxWaitMs: "100" as never })).rejects.toThrow(new TypeError('maxWaitMs must be a number, got string "100"'));
+    await expect(limiter.run(0, async () => ({ value: 1 }), { retry: { attempts: "3" as never } })).rejects.toThrow(
+      new TypeError('retry.attempts must be a number, got string "3"'),
+    );
+    await expect(limiter.run(0, async () => ({ value: 1 }), { retry: { attempts: 3, baseMs: "500" as never } })).rejects.toThrow(TypeError);
     await expect(limiter.acquire(0, { maxWaitMs: -1 })).rejects.toThrow(RangeError);
     await expect(limiter.acquire(0, { maxWaitMs: Number.NaN })).rejects.toThrow(RangeError);
     await expect(limiter.acquire(0, { signal: {} as AbortSignal })).rejects.toThrow(TypeError);
@@ -181,10 +244,14 @@ describe("abort", () => {
     (await small).release();
   });
 
-  it("a signal given to an admitted request's run is passed on to fn", async () => {
+  it("a signal given to an admitted request's run reaches fn through reservation.signal", async () => {
     const limiter = new Limiter({ rpm: 10 });
     const controller = new AbortController();
-    await limiter.run(0, (r) => ({ value: expect(r.signal).toBe(controller.signal) }), { signal: controller.signal });
+    const fn = (r: Reservation): { value: unknown } => {
+      controller.abort("stop");
+      return { value: r.signal.reason };
+    };
+    expect(await limiter.run(0, fn, { signal: controller.signal })).toBe("stop");
     await limiter.run(0, (r) => ({ value: expect(r.signal.aborted).toBe(false) }));
   });
 });

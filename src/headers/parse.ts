@@ -1,6 +1,7 @@
 import { SECOND } from "./bounds.js";
 import { DIALECTS, detectProvider } from "./dialects/index.js";
 import { normalizeHeaders } from "./normalize.js";
+import { checkProvider } from "./providers.js";
 import { parseRetryAfter, type TimeContext } from "./reset.js";
 import { parseHttpDate } from "./timestamps.js";
 import type { HeaderInput, ParseOptions, RateLimitView } from "./types.js";
@@ -20,7 +21,8 @@ function shouldRetryOf(value: string | undefined): boolean | undefined {
  * the response's `Date` when present (so a skewed client clock reads them right), else
  * against `options.wallNow`.
  *
- * Pure and total: malformed, absurd or over-long values are dropped, never thrown, no
+ * Throws TypeError only for an unknown `options.provider`. Pure and total on the
+ * headers: malformed, absurd or over-long values are dropped, never thrown, no
  * number in the result is NaN, infinite or negative, and the work done is bounded
  * whatever the input's size.
  *
@@ -37,8 +39,7 @@ export function parseRateLimitHeaders(
   const wallNow = options.wallNow !== undefined && Number.isFinite(options.wallNow) ? options.wallNow : Date.now();
   const ctx: TimeContext =
     serverDate === undefined ? { nowMs: wallNow, nowResolutionMs: 0 } : { nowMs: serverDate, nowResolutionMs: SECOND };
-  const asked = options.provider;
-  const provider = asked !== undefined && Object.hasOwn(DIALECTS, asked) ? asked : detectProvider(map);
+  const provider = options.provider === undefined ? detectProvider(map) : checkProvider(options.provider);
   const read = DIALECTS[provider](map, ctx);
   const view: RateLimitView = { provider, dimensions: read.dimensions };
   // IETF: Retry-After takes precedence over what RateLimit's `t` implies.

@@ -139,8 +139,9 @@ describe("malformed and absurd values", () => {
     expect(parseRateLimitHeaders({}, { provider: "groq" })).toEqual({ provider: "groq", dimensions: {} });
   });
 
-  it("ignores a provider it does not know", () => {
-    const view = parseRateLimitHeaders({ "x-ratelimit-limit-requests": "60" }, { provider: "toString" as never });
-    expect(view.provider).toBe("unknown");
+  it("rejects a provider it does not know (a typo would read the wrong dialect)", () => {
+    for (const provider of ["toString", "unknown", "opneai"]) {
+      expect(() => parseRateLimitHeaders({ "x-ratelimit-limit-requests": "60" }, { provider: provider as never })).toThrow(TypeError);
+    }
   });
 });
