@@ -18,6 +18,9 @@ import { SharedAdmission } from "./shared-admission.js";
 import { Alarm } from "./timer.js";
 import { Waiter, WaiterTerms } from "./waiter.js";
 
+/** Calls sent at start-up before anything is heard of the key: a drained key costs this many 429s. */
+const PROBE_CALLS = 4;
+
 /** `run` without options: shared, so the common call allocates no plan. */
 const PLAIN_RUN: RunPlan = { refundOnError: false, retry: undefined, signal: undefined };
 
@@ -43,6 +46,7 @@ export class Limiter {
   private readonly shared: SharedAdmission | undefined;
   private readonly maxQueue: number;
   private readonly maxWaitMs: number;
+  private readonly probeMs: number;
   private readonly warn: (warning: Error) => void;
   private readonly provider: ProviderName | undefined;
   /** The budgets as configured; the effective ones also fold in `learned`. */
@@ -67,8 +71,16 @@ export class Limiter {
   private refundableInFlight = 0;
   private closed = false;
   private pumping = false;
-  /** No admission at all before this monotonic time (a 429 whose limit type is unknown). */
+  /** No admission at all before this monotonic time (a 429 whose limit type is unknown, or the start-up probe). */
   private pausedUntil = 0;
+  /**
+   * At start-up the key may have just been drained (a restart in a rolling
+   * deploy): only a few calls go before the first response (or a release, or
+   * the arrival delay) says how it stands. Admissions left; `undefined` once it is over.
+   */
+  private probeLeft: number | undefined;
+  /** When the probe's pause ends (0 until its allowance is spent). */
+  private probeHold = 0;
   private idleResolvers: (() => void)[] = [];
   private readonly host: ReservationHost = {
     // Only into the dimension the reservation was charged on, not one re-added under its name.
@@ -101,6 +113,9 @@ export class Limiter {
     this.clock = resolved.clock;
     this.maxQueue = resolved.maxQueue;
     this.maxWaitMs = resolved.maxWaitMs;
+    // A shared store knows how the key stands; a caller that set `initial` said how it does.
+    if (!resolved.store && options.initial === undefined && resolved.arrivalDelayMs > 0) this.probeLeft = PROBE_CALLS;
+    this.probeMs = resolved.arrivalDelayMs;
     this.warn = resolved.onWarning;
     this.limits = resolved.limits;
     this.provider = resolved.provider;
@@ -203,6 +218,7 @@ export class Limiter {
 
   private applyView(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): void {
     if (this.closed) return;
+    this.endProbe();
     // Headers from an older request never undo what a fresher one said.
     if (origin.seq >= this.learnedSeq) {
       this.learnedSeq = origin.seq;
@@ -337,6 +353,20 @@ export class Limiter {
     return this.store.take(estimate, now) ? this.admit(estimate, signal, now, refundable) : undefined;
   }
 
+  /** The probe's allowance is spent: the rest wait for news of the key, at most the arrival delay. */
+  private holdForProbe(now: number): void {
+    this.probeHold = now + this.probeMs;
+    this.pausedUntil = Math.max(this.pausedUntil, this.probeHold);
+  }
+
+  /** News of the key (headers, or a call done): the start-up probe is over. */
+  private endProbe(): void {
+    if (this.probeLeft === undefined) return;
+    this.probeLeft = undefined;
+    // A 429's pause that outlasts the probe's stands.
+    if (this.pausedUntil === this.probeHold) this.pausedUntil = 0;
+  }
+
   private paused(): boolean {
     if (this.pausedUntil === 0) return false;
     if (this.pausedUntil > this.clock.now()) return true;
@@ -345,6 +375,7 @@ export class Limiter {
   }
 
   private admit(estimate: Estimate, signal: AbortSignal | undefined, now: number, refundable: boolean, storeMarks?: readonly number[], lease?: string): Reservation {
+    if (this.probeLeft !== undefined && --this.probeLeft === 0) this.holdForProbe(now);
     this.inFlight++;
     if (refundable) this.refundableInFlight++;
     return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions, now, this.split, refundable, storeMarks, lease);
@@ -527,6 +558,7 @@ export class Limiter {
   private onReleased(lease: string | undefined, refundable: boolean): void {
     this.inFlight--;
     if (refundable) this.refundableInFlight--;
+    this.endProbe();
     this.store.releaseSlot(lease);
     this.pump();
     this.notifyIdle();

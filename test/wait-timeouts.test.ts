@@ -5,6 +5,8 @@ import { flush, useFakeTime } from "./fake-time.js";
 
 const time = useFakeTime();
 
+// Limiters here say the key is fresh (`initial: "full"`): the start-up probe would hold all but a few.
+
 /** Starts `count` runs that hold their reservations until `done` resolves; returns once all are admitted. */
 async function holdRuns(limiter: Limiter, count: number, estimate: number, options: { refundOnError?: boolean } = {}): Promise<() => void> {
   let finish!: () => void;
@@ -17,7 +19,7 @@ async function holdRuns(limiter: Limiter, count: number, estimate: number, optio
 
 describe("maxWaitMs predicts from what held reservations can still give back", () => {
   it("rejects at once when even refunding every held token would not make room in time", async () => {
-    const limiter = new Limiter({ rpm: 60, tpm: 6_000 });
+    const limiter = new Limiter({ rpm: 60, tpm: 6_000, initial: "full" });
     const finish = await holdRuns(limiter, 60, 100);
     // The requests are spent and a run's request count is never given back: a second at least.
     const error = await limiter.acquire(0, { maxWaitMs: 100 }).catch((e: unknown) => e);
@@ -31,7 +33,7 @@ describe("maxWaitMs predicts from what held reservations can still give back", (
   });
 
   it("waits when held tokens could come back, and at the deadline says what the wait still needs", async () => {
-    const limiter = new Limiter({ tpm: 6_000, arrivalDelayMs: 0 });
+    const limiter = new Limiter({ tpm: 6_000, initial: "full", arrivalDelayMs: 0 });
     const finish = await holdRuns(limiter, 60, 100);
     // Settles could refund 6,000 tokens at once: not predictable, so it waits.
     const pending = limiter.acquire(100, { maxWaitMs: 100 }).catch((e: unknown) => e);
@@ -46,7 +48,7 @@ describe("maxWaitMs predicts from what held reservations can still give back", (
   });
 
   it("counts held request counts as returnable where refundOnError can give them back", async () => {
-    const limiter = new Limiter({ rpm: 60 });
+    const limiter = new Limiter({ rpm: 60, initial: "full" });
     const finish = await holdRuns(limiter, 60, 0, { refundOnError: true });
     const pending = limiter.acquire(0, { maxWaitMs: 100 }).catch((e: unknown) => e);
     await flush(time.timers);
@@ -58,7 +60,7 @@ describe("maxWaitMs predicts from what held reservations can still give back", (
   });
 
   it("a missing concurrency slot cannot be predicted: it times out at the deadline, saying so", async () => {
-    const limiter = new Limiter({ concurrency: 4 });
+    const limiter = new Limiter({ concurrency: 4, initial: "full" });
     const finish = await holdRuns(limiter, 4, 0);
     const pending = limiter.acquire(0, { maxWaitMs: 250 }).catch((e: unknown) => e);
     await time.timers.tickAsync(249);

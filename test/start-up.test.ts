@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { Limiter } from "../src/index.js";
+import { createProvider, type SimulatedProvider } from "../src/testing/index.js";
+import { ARRIVAL_DELAY_MS } from "./defaults.js";
+import { useFakeTime } from "./fake-time.js";
+
+const time = useFakeTime();
+
+/** A seeded uniform draw in [0, 1). */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+}
+
+/**
+ * `calls` requests at once through `limiter` (OpenAI's quick start: 100-token
+ * prompts, max_tokens 100), each reaching the provider `delayMs()` after
+ * admission; 429s retried as the limiter is told. Resolves to the 429s drawn
+ * and when the last call was admitted.
+ */
+async function burst(provider: SimulatedProvider, limiter: Limiter, calls: number, delayMs: () => number): Promise<{ rejected: number; lastAdmittedMs: number }> {
+  const before = provider.stats().rejected;
+  const start = performance.now();
+  let lastAdmittedMs = 0;
+  const done = Promise.all(
+    Array.from({ length: calls }, () =>
+      limiter.run(
+        200,
+        async (reservation) => {
+          lastAdmittedMs = performance.now() - start;
+          await new Promise((resolve) => setTimeout(resolve, delayMs()));
+          const res = await provider.call({ prompt: 100, maxTokens: 100, actual: 60 });
+          if (res.status === 429) throw Object.assign(new Error("429"), { status: 429, headers: res.headers, error: res.body.error });
+          reservation.sync(res.headers);
+          return { value: res, used: res.usage.promptTokens + res.usage.completionTokens };
+        },
+        { retry: { attempts: 20 } },
+      ),
+    ),
+  );
+  await time.timers.tickAsync(10 * 60_000);
+  await done;
+  return { rejected: provider.stats().rejected - before, lastAdmittedMs };
+}
+
+describe("start-up on default options", () => {
+  it.each([0, 250, 500])("300 calls at once, rpm 120 and tpm 40,000, each reaching the provider up to %i ms after admission: no 429", async (maxDelayMs) => {
+    const provider = createProvider({ rpm: 120, tpm: 40_000, latencyMs: 800 });
+    const random = seeded(maxDelayMs + 1);
+    const { rejected, lastAdmittedMs } = await burst(provider, new Limiter({ rpm: 120, tpm: 40_000 }), 300, () => random() * maxDelayMs);
+    expect(rejected).toBe(0);
+    // 120 at once, then 2 a second: the 300th at 90 s; the probe and the refill after the full bucket wait an arrival delay each.
+    expect(lastAdmittedMs).toBeLessThanOrEqual(90_000 + 2 * ARRIVAL_DELAY_MS + 100);
+  });
+
+  it("a restart while the key is drained (a rolling deploy) costs a handful of 429s before the first response tells", async () => {
+    const provider = createProvider({ rpm: 120, tpm: 40_000, latencyMs: 800 });
+    const old = new Limiter({ rpm: 120, tpm: 40_000, initial: "full" });
+    const drained = Promise.all(Array.from({ length: 120 }, () => old.acquire(0).then((r) => provider.call({ prompt: 100, maxTokens: 100 }).finally(() => r.release()))));
+    await time.timers.tickAsync(1_000);
+    expect((await drained).every((res) => res.status === 200)).toBe(true);
+    // The new process knows nothing of the old one's calls: its buckets start full.
+    const { rejected } = await burst(provider, new Limiter({ rpm: 120, tpm: 40_000 }), 120, () => 0);
+    expect(rejected).toBeLessThanOrEqual(4);
+  });
+
+  it("a caller that says the key is fresh (`initial: \"full\"`) skips the probe: the whole burst at once", async () => {
+    const limiter = new Limiter({ rpm: 100, initial: "full" });
+    const held = await Promise.all(Array.from({ length: 100 }, () => limiter.acquire(0)));
+    expect(limiter.snapshot().inFlight).toBe(100);
+    for (const r of held) r.release();
+  });
+});
