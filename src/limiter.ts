@@ -84,8 +84,8 @@ export class Limiter {
   private idleResolvers: (() => void)[] = [];
   private readonly host: ReservationHost = {
     // Only into the dimension the reservation was charged on, not one re-added under its name.
-    give: (meter, amount, chargedAt, arrived) => {
-      if (!meter.retired) this.store.give(meter.name, amount, chargedAt, arrived);
+    give: (meter, amount, chargedAt) => {
+      if (!meter.retired) this.store.give(meter.name, amount, chargedAt);
     },
     refunded: () => this.pump(),
     released: (lease, refundable) => this.onReleased(lease, refundable),

@@ -52,11 +52,8 @@ export function createMeter(dimension: Dimension): Meter {
 
 /** What a reservation needs from its limiter. */
 export interface ReservationHost {
-  /**
-   * Adds `amount` back to the meter's dimension (negative: charges more) for a
-   * charge made at `chargedAt`; `arrived` of the charge has surely reached the provider.
-   */
-  give(meter: Meter, amount: number, chargedAt: number, arrived: number): void;
+  /** Adds `amount` back to the meter's dimension (negative: charges more) for a charge made at `chargedAt`. */
+  give(meter: Meter, amount: number, chargedAt: number): void;
   /** Capacity came back: admission may proceed. */
   refunded(): void;
   /** The reservation ended: free its slot (and its shared-store lease); `refundable` as it was admitted. */
@@ -94,8 +91,6 @@ export class Reservation implements SyncOrigin {
   private deferred: (() => void)[] | undefined;
   /** A refund came while headers were held back: the queue moves once they are applied. */
   private refundHeld = false;
-  /** Settled at least once: the call completed, so its charge has reached the provider. */
-  private settled = false;
   /**
    * One array for two per-meter columns (one allocation per admission): at
    * `i`, the meter's `admitted` total right after this admission; at `n + i`,
@@ -239,8 +234,6 @@ export class Reservation implements SyncOrigin {
   private recharge(used: Usage | undefined): void {
     const { meters, books } = this;
     const n = meters.length;
-    const first = !this.settled;
-    this.settled = true;
     let refunded = false;
     for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
@@ -248,9 +241,8 @@ export class Reservation implements SyncOrigin {
       // A request still counts one (costOf says so); only a refund gives it back.
       const next = used === undefined ? 0 : costOf(unit, used);
       const delta = books[n + i]! - next;
-      const arrived = first ? costOf(unit, this.estimate) : 0;
-      if (delta === 0 && arrived === 0) continue;
-      this.host.give(meter, delta, this.admittedAtMs, arrived);
+      if (delta === 0) continue;
+      this.host.give(meter, delta, this.admittedAtMs);
       meter.held -= delta;
       meter.admitted -= delta;
       books[n + i] = next;

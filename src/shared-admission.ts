@@ -235,8 +235,7 @@ export class SharedAdmission implements Store {
   }
 
   give(name: string, amount: number): void {
-    // A settle at the estimate moves nothing: no round trip for it.
-    if (amount !== 0) this.giveAt(this.indexOf(name), amount);
+    this.giveAt(this.indexOf(name), amount);
   }
 
   private giveAt(index: number, amount: number): void {

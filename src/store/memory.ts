@@ -119,10 +119,9 @@ export class MemoryStore implements Store {
     return { dimension, waitMs };
   }
 
-  give(name: string, amount: number, chargedAt: number, arrived: number): void {
+  give(name: string, amount: number, chargedAt: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
-    if (arrived > 0 && bucket.unseen && bucket.unseen.count > 0) this.arrived(bucket, bucket.unseen, arrived, chargedAt);
     // A refund can be added as of the bucket's last update: levels are capped
     // when read, and min(cap, min(cap, l + r·t1) + a + r·t2) equals
     // min(cap, l + a + r·(t1 + t2)) for a >= 0, so no clock read is needed
@@ -133,19 +132,11 @@ export class MemoryStore implements Store {
     if (amount < 0 || bucket.window) refill(bucket, this.clock.now());
     // A window that has ended took its count with it: refunding its charges would over-grant.
     if (amount > 0 && bucket.window && chargedAt < bucket.window.startedAt) return;
+    // What is refunded has reached the provider (the call completed): it no longer holds the cap
+    // down. Applied as of the last update like the refund itself, which shifts level and cap alike.
+    if (amount > 0 && bucket.unseen) bucket.unseen.arrivedEarly(amount);
     bucket.level = Math.min(bucket.level + amount, bucket.capacity);
     if (bucket.own) bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
-  }
-
-  /**
-   * A charge made at `chargedAt` has reached the provider: it no longer holds
-   * the cap down. Its batch is known to be still on its way only before
-   * `chargedAt` + the delay; later, it may have arrived and been counted so.
-   */
-  private arrived(bucket: Bucket, unseen: UnseenDraws, cost: number, chargedAt: number): void {
-    const now = this.clock.now();
-    refill(bucket, now);
-    if (now < chargedAt + this.arrivalDelayMs) unseen.arrivedEarly(cost);
   }
 
   level(name: string): number | undefined {

@@ -38,9 +38,8 @@ export interface Store {
   /**
    * Adds `amount` to dimension `name` (a refund; negative: an extra charge), capped at capacity. Unknown names are ignored.
    * `chargedAt` is when the charge was made: a fixed window that has ended since forgets it.
-   * `arrived` of that charge has surely reached the provider (the call completed).
    */
-  give(name: string, amount: number, chargedAt: number, arrived: number): void;
+  give(name: string, amount: number, chargedAt: number): void;
   /** Current level of dimension `name` (refilled to now), if it exists. */
   level(name: string): number | undefined;
   /** Lowers dimension `name` to at most `level`; never raises it. */
