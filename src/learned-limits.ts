@@ -33,7 +33,8 @@ export class LearnedLimits {
    * rebuilds it).
    */
   learn(view: RateLimitView, facts: ResponseFacts): boolean {
-    this.windows.read(view, facts, this.toldUnits(view));
+    const guesses = Object.values(view.dimensions).some((d) => d.windowSource === "assumed");
+    if (guesses || facts.failure !== undefined) this.windows.read(view, facts, this.toldUnits(view));
     let changed = false;
     for (const [name, d] of Object.entries(view.dimensions)) {
       if (d.limit === undefined || d.limit <= 0) continue;
