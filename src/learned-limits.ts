@@ -1,15 +1,16 @@
 import type { Budget, Dimension } from "./dimensions.js";
 import { isSubWindowAllowance } from "./fixed-window.js";
-import type { RateLimitView } from "./headers/types.js";
+import type { RateLimitView, ReportedUnit } from "./headers/types.js";
 import type { Unit } from "./options.js";
+import { familyOf, UnknownWindows, type ResponseFacts } from "./unknown-windows.js";
 
 /** A budget the provider reported. */
 interface Reported {
   readonly unit: Unit;
   readonly limit: number;
   readonly windowMs: number;
-  /** The window was a guess (a day: the safe side) until a triple tells it. */
-  readonly assumed: boolean;
+  /** No header told the window: the shortest the evidence allows (see {@link UnknownWindows}); the budget's name without it. */
+  readonly guessed: string | undefined;
 }
 
 /**
@@ -23,12 +24,17 @@ export class LearnedLimits {
   private readonly bursts = new Map<Unit, number>();
   private concurrency: number | undefined;
   private heard = false;
+  private readonly windows = new UnknownWindows();
 
   /**
-   * Records what `view` reports; returns whether the effective budget may have
-   * changed (the caller then rebuilds it).
+   * Records what `view` reports, its guessed windows first rewritten in place to what
+   * the evidence so far allows (so the levels it carries sync into the budgets
+   * learned); returns whether the effective budget may have changed (the caller then
+   * rebuilds it).
    */
-  learn(view: RateLimitView): boolean {
+  learn(view: RateLimitView, facts: ResponseFacts): boolean {
+    const guesses = Object.values(view.dimensions).some((d) => d.windowSource === "assumed");
+    if (guesses || facts.failure !== undefined) this.windows.read(view, facts, this.toldUnits(view));
     let changed = false;
     for (const [name, d] of Object.entries(view.dimensions)) {
       if (d.limit === undefined || d.limit <= 0) continue;
@@ -43,21 +49,20 @@ export class LearnedLimits {
         this.bursts.set(d.unit, d.limit);
         continue;
       }
-      const assumed = d.windowSource === "assumed";
+      const guessed = d.windowSource === "assumed" ? familyOf(name, d) : undefined;
       const sameUnit = [...this.reported].filter(([, r]) => r.unit === d.unit);
-      // A told window replaces the guessed one; a guess never replaces a told one.
-      if (assumed && sameUnit.some(([other, r]) => other !== name && !r.assumed)) continue;
-      if (!assumed) {
-        for (const [other, r] of sameUnit) {
-          if (other !== name && r.assumed) {
-            this.reported.delete(other);
-            changed = true;
-          }
+      // A told window replaces the guessed ones; a guess never replaces a told one, and
+      // replaces its own earlier guess (the same budget, taken for another window now).
+      if (guessed !== undefined && sameUnit.some(([other, r]) => other !== name && r.guessed === undefined)) continue;
+      for (const [other, r] of sameUnit) {
+        if (other !== name && r.guessed !== undefined && (guessed === undefined || r.guessed === guessed)) {
+          this.reported.delete(other);
+          changed = true;
         }
       }
       const before = this.reported.get(name);
-      if (before?.limit === d.limit && before.windowMs === d.windowMs && before.assumed === assumed) continue;
-      this.reported.set(name, { unit: d.unit, limit: d.limit, windowMs: d.windowMs, assumed });
+      if (before?.limit === d.limit && before.windowMs === d.windowMs && before.guessed === guessed) continue;
+      this.reported.set(name, { unit: d.unit, limit: d.limit, windowMs: d.windowMs, guessed });
       changed = true;
     }
     if (!this.heard && Object.keys(view.dimensions).length > 0) {
@@ -65,6 +70,14 @@ export class LearnedLimits {
       changed = true;
     }
     return changed;
+  }
+
+  /** Units some header gave a window: in this view, or learned before. */
+  private toldUnits(view: RateLimitView): Set<ReportedUnit> {
+    const told = new Set<ReportedUnit>();
+    for (const d of Object.values(view.dimensions)) if (d.windowSource !== "assumed") told.add(d.unit);
+    for (const r of this.reported.values()) if (r.guessed === undefined) told.add(r.unit);
+    return told;
   }
 
   /**

@@ -222,13 +222,14 @@ export class Limiter {
     // Headers from an older request never undo what a fresher one said.
     if (origin.seq >= this.learnedSeq) {
       this.learnedSeq = origin.seq;
-      // A dimension learned here starts full: nothing is admitted before its level is synced below.
-      if (this.learned.learn(view)) this.reconfigure(buildBudget(this.limits), false);
+      const failure = options?.status === 429 ? classifyFailure({ status: 429, headers, body: options.body }, this.parseOptions(options)) : undefined;
+      // A budget learned here starts full: admit only once the levels the view carries are synced.
+      if (this.learned.learn(view, { now: this.clock.now(), origin, meters: this.shared ? undefined : this.meterByName, failure })) this.reconfigure(buildBudget(this.limits), false);
     }
     if (this.shared) syncSharedLevels(view, this.meters, this.shared, origin, this.clock.now());
     else syncLevels(view, this.meters, this.store, origin, this.clock.now());
     if (options?.status === 429) this.rateLimited(headers, options, origin.seq);
-    this.pump();
+    this.afterRemoval(true);
   }
 
   /**
@@ -260,7 +261,10 @@ export class Limiter {
     for (const meter of binding) this.store.lower(meter.name, 0);
   }
 
-  /** Applies a new configured budget (merged with learned limits) and rejects waiters that can no longer fit. */
+  /**
+   * Applies a new configured budget (merged with learned limits) and rejects waiters that
+   * can no longer fit; then admits what fits, unless `admit` is false (the caller will).
+   */
   private reconfigure(budget: Budget, admit = true): void {
     this.apply(this.learned.merge(budget));
     for (const waiter of [...this.queue]) {
@@ -271,7 +275,6 @@ export class Limiter {
     }
     this.recountQueued();
     if (admit) this.afterRemoval(true);
-    else this.notifyIdle();
   }
 
   /** Current levels of every dimension, the concurrency slots, and the queue. */

@@ -136,14 +136,14 @@ describe("limits", () => {
     second?.release();
   });
 
-  it("an unknown provider's window is assumed a day until the triple tells it", () => {
+  it("an unknown provider's window is taken for a minute until the triple tells it", () => {
     const limiter = new Limiter();
     limiter.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "60" });
-    expect(limiter.snapshot().rpd).toMatchObject({ limit: 60 });
-    // 30 used, full again in 30 s: a bucket of 60 per minute.
-    limiter.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "30", "x-ratelimit-reset-requests": "30s" });
-    expect(limiter.snapshot().rpd).toBeUndefined();
-    expect(limiter.snapshot().rpm).toMatchObject({ limit: 60, available: 30 });
+    expect(limiter.snapshot().rpm).toMatchObject({ limit: 60, windowMs: 60_000 });
+    // 1 used, full again in 24 minutes: a bucket of 60 per day.
+    limiter.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "59", "x-ratelimit-reset-requests": "24m0s" });
+    expect(limiter.snapshot().rpm).toBeUndefined();
+    expect(limiter.snapshot().rpd).toMatchObject({ limit: 60, available: 59 });
   });
 
   it("a learned limit that a queued request can no longer fit rejects it", async () => {

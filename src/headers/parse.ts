@@ -16,10 +16,10 @@ function shouldRetryOf(value: string | undefined): boolean | undefined {
  * Reads a response's rate-limit headers into one normalised {@link RateLimitView}.
  *
  * The dialect is `options.provider`'s, else the one the header names give away
- * (Anthropic, Cerebras, Mistral, Together, IETF), else OpenAI's names read without
- * assuming any window (`provider: "unknown"`). Absolute timestamps become durations against
- * the response's `Date` when present (so a skewed client clock reads them right), else
- * against `options.wallNow`.
+ * (Anthropic, Cerebras, Mistral, Together, Azure, IETF), else OpenAI's names read with
+ * only the windows the triple tells (`provider: "unknown"`; an untold one is assumed a
+ * minute). Absolute timestamps become durations against the response's `Date` when present
+ * (so a skewed client clock reads them right), else against `options.wallNow`.
  *
  * Throws TypeError only for an unknown `options.provider`. Pure and total on the
  * headers: malformed, absurd or over-long values are dropped, never thrown, no

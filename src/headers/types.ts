@@ -20,8 +20,9 @@ export type ReportedUnit = "requests" | "tokens" | "input" | "output" | "concurr
  * How a dimension's window was decided:
  * - `dialect`: the provider's documented convention or the header itself names it;
  * - `inferred`: computed from the limit / remaining / reset triple;
- * - `assumed`: nothing told it, so the longest plausible window (a day) was taken,
- *   which gives the slowest refill: the safe side.
+ * - `assumed`: nothing told it, so the shortest window the response allows was taken (a
+ *   minute, or longer where the reset bounds it): never a stall of more than that. The
+ *   limiter lengthens it as later responses and 429s show more (src/unknown-windows.ts).
  */
 export type WindowSource = "dialect" | "inferred" | "assumed";
 

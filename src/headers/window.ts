@@ -13,11 +13,25 @@ export interface WindowDecision {
 /** The windows providers meter over, shortest first; the last is the longest plausible. */
 const PLAUSIBLE_WINDOWS: readonly number[] = [SECOND, 10 * SECOND, MINUTE, HOUR, DAY];
 
-/** Nothing could be told: take the longest plausible window, the slowest refill (the safe side). */
-export const ASSUMED_DAY: WindowDecision = { windowMs: DAY, windowSource: "assumed" };
+/**
+ * Nothing told the window: take a minute, the shortest window providers meter a budget over
+ * that says nothing of its own. Too short costs one 429, whose retry hint then lengthens it
+ * (see src/unknown-windows.ts); too long (a minute taken for a day) stops a service for a day.
+ */
+export const UNKNOWN_WINDOW: WindowDecision = { windowMs: MINUTE, windowSource: "assumed" };
+
+/** The shortest plausible window of at least `ms`; `undefined` beyond a day. */
+function plausibleAtLeast(ms: number): number | undefined {
+  return PLAUSIBLE_WINDOWS.find((w) => w >= ms);
+}
+
+/** The shortest plausible window of at least `ms`, a day at most. */
+export function plausibleWindowOf(ms: number): number {
+  return plausibleAtLeast(ms) ?? DAY;
+}
 
 /** Counters and clocks move between the moments a server reads them: allow this much relative error. */
-const SLACK = 1.1;
+export const SLACK = 1.1;
 /** The triple says something only when the window's bounds are within this factor of each other. */
 const MAX_SPREAD = 2;
 
@@ -31,7 +45,9 @@ const MAX_SPREAD = 2;
  * ones within 10%, others rounded up, never down, so a triple that fits no plausible
  * window yields a slower refill, not a faster one. When the triple cannot tell
  * (remaining == limit, no reset, or too coarse a reset), `fallback` stands unless even the
- * lower bound exceeds it, and then the longest plausible window is assumed.
+ * lower bound exceeds it. A window it bounds but does not tell (a loose bound above the
+ * fallback, or beyond a day) is assumed: the shortest plausible one the bound allows, a
+ * day at most, which later evidence may still move.
  */
 export function inferWindow(
   limit: number | undefined,
@@ -45,10 +61,10 @@ export function inferWindow(
   const high = (reset.ms + reset.resolutionMs) * scale;
   const atLeast = low / SLACK;
   if (low > 0 && high <= MAX_SPREAD * low) {
-    const snapped = PLAUSIBLE_WINDOWS.find((w) => w >= atLeast);
+    const snapped = plausibleAtLeast(atLeast);
     if (snapped !== undefined) return { windowMs: snapped, windowSource: "inferred" };
   } else if (atLeast <= fallback.windowMs) {
     return fallback;
   }
-  return ASSUMED_DAY;
+  return { windowMs: plausibleWindowOf(atLeast), windowSource: "assumed" };
 }

@@ -7,7 +7,8 @@ import { wholeUnitsLeft } from "./meter.js";
  * - `"openai"`: `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`, requests = RPM,
  *   tokens = TPM, reset as a Go duration until the bucket is full.
  * - `"groq"`: the same names, but `-requests` describes the per-day bucket (RPD).
- * - `"azure"`: OpenAI's limit/remaining names without reset (Azure does not document one).
+ * - `"azure"`: OpenAI's limit/remaining names without reset (Azure does not document one),
+ *   with the headers only Azure sends: the request id in `apim-request-id`, and `x-ms-region`.
  * - `"anthropic"`: `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}`,
  *   reset as an RFC 3339 timestamp of full replenishment.
  */
@@ -27,7 +28,10 @@ export type MeterReadings = Partial<Readonly<Record<DimensionName, MeterReading>
 
 type Headers = Record<string, string>;
 
-/** The dialect's rate-limit headers for the given readings, stamped at `wallNow` (epoch ms). */
+/** Azure names the region that served a call; the simulator is a region of its own. */
+const AZURE_REGION: Headers = { "x-ms-region": "Simulated" };
+
+/** The dialect's rate-limit headers for the given readings, stamped at `wallNow` (epoch ms); Azure's with its region. */
 export function rateLimitHeaders(dialect: Dialect, readings: MeterReadings, wallNow: number): Headers {
   switch (dialect) {
     case "openai":
@@ -35,15 +39,15 @@ export function rateLimitHeaders(dialect: Dialect, readings: MeterReadings, wall
     case "groq":
       return { ...openAIGroup("requests", readings.rpd, true), ...openAIGroup("tokens", readings.tpm, true) };
     case "azure":
-      return { ...openAIGroup("requests", readings.rpm, false), ...openAIGroup("tokens", readings.tpm, false) };
+      return { ...openAIGroup("requests", readings.rpm, false), ...openAIGroup("tokens", readings.tpm, false), ...AZURE_REGION };
     case "anthropic":
       return anthropicHeaders(readings, wallNow);
   }
 }
 
-/** The header that carries the request id in this dialect. */
+/** The header that carries the request id in this dialect (Azure's API Management gateway sends its own). */
 export function requestIdHeaderName(dialect: Dialect): string {
-  return dialect === "anthropic" ? "request-id" : "x-request-id";
+  return dialect === "anthropic" ? "request-id" : dialect === "azure" ? "apim-request-id" : "x-request-id";
 }
 
 /**

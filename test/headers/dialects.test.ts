@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseRateLimitHeaders, type ParseOptions, type RateLimitView } from "../../src/headers/index.js";
 
 const DAY = 86_400_000;
+const MINUTE = 60_000;
 /** The moment the Anthropic sample was taken: 30 s before its reset. */
 const WALL = Date.UTC(2025, 1, 24, 22, 25, 2);
 
@@ -329,6 +330,10 @@ describe("provider detection", () => {
     [{ ratelimit: '"a";r=1' }, "ietf"],
     [{ "RateLimit-Policy": '"a";q=1' }, "ietf"],
     [{ "RateLimit-Limit": "10" }, "ietf"],
+    [{ "x-ratelimit-limit-requests": "60", "apim-request-id": "7d3e" }, "azure"],
+    [{ "x-ratelimit-limit-requests": "60", "x-ms-region": "Sweden Central" }, "azure"],
+    [{ "x-ratelimit-remaining-tokens": "900", "azureml-model-session": "d089" }, "azure"],
+    [{ "x-ratelimit-limit-req-minute": "60", "apim-request-id": "7d3e" }, "mistral"], // a model served on Azure keeps its names' dialect
     [{ "x-ratelimit-limit-requests": "60" }, "unknown"],
     [{ "x-ratelimit-limit": "20" }, "unknown"],
     [{ "x-ratelimit-limit-tokens-minute": "60000" }, "unknown"],
@@ -344,10 +349,18 @@ describe("provider detection", () => {
     });
   });
 
-  it("reads the bare x-ratelimit-* names of an unknown sender as requests, window unassumed", () => {
+  it("reads the bare x-ratelimit-* names of an unknown sender as requests, an untold window taken for a minute", () => {
     const view = parseRateLimitHeaders({ "x-ratelimit-limit": "20", "x-ratelimit-remaining": "20" });
     expect(view.dimensions).toEqual({
-      rpd: { unit: "requests", limit: 20, remaining: 20, windowMs: DAY, windowSource: "assumed" },
+      rpm: { unit: "requests", limit: 20, remaining: 20, windowMs: MINUTE, windowSource: "assumed" },
+    });
+  });
+
+  it("reads Azure's headers, detected by the ones only Azure sends, as Azure's: per minute, a sub-window allowance", () => {
+    const view = parseRateLimitHeaders({ "apim-request-id": "7d3e", "x-ratelimit-limit-requests": "20", "x-ratelimit-remaining-requests": "19" });
+    expect(view).toEqual({
+      provider: "azure",
+      dimensions: { rpm: { unit: "requests", limit: 20, remaining: 19, windowMs: MINUTE, windowSource: "dialect" } },
     });
   });
 

@@ -95,16 +95,17 @@ describe("groq dialect", () => {
 });
 
 describe("azure dialect", () => {
-  it("sends limit and remaining without reset", async () => {
+  it("sends limit and remaining without reset, and the headers only Azure sends", async () => {
     const provider = createProvider({ rpm: 120, tpm: 60_000, dialect: "azure", clock: time.clock });
     const result = await provider.call({ prompt: 100, maxTokens: 100, actual: 100 });
     expect(result.headers).toEqual({
       date: new Date(EPOCH_MS).toUTCString(),
-      "x-request-id": "req_00000001",
+      "apim-request-id": "req_00000001",
       "x-ratelimit-limit-requests": "120",
       "x-ratelimit-remaining-requests": "119",
       "x-ratelimit-limit-tokens": "60000",
       "x-ratelimit-remaining-tokens": "59800",
+      "x-ms-region": "Simulated",
     });
   });
 });

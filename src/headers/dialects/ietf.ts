@@ -5,10 +5,10 @@ import type { HeaderMap } from "../normalize.js";
 import type { TimeContext } from "../reset.js";
 import { parseList, type BareItem, type ListMember } from "../structured.js";
 import type { ReportedDimension, ReportedUnit } from "../types.js";
-import { ASSUMED_DAY } from "../window.js";
+import { UNKNOWN_WINDOW } from "../window.js";
 import type { Dialect, DialectResult } from "./dialect.js";
 
-const INFER = inferredWindow(ASSUMED_DAY);
+const INFER = inferredWindow(UNKNOWN_WINDOW);
 
 /** The draft's quota units the limiter meters; `content-bytes` and unknown units are not. */
 const UNITS: ReadonlyMap<string, ReportedUnit> = new Map([

@@ -10,7 +10,7 @@ import { readTogether } from "./together.js";
 
 export { detectProvider } from "./detect.js";
 
-/** Each provider's header reader; `unknown` reads the common names without assuming windows. */
+/** Each provider's header reader; `unknown` reads the common names, with the windows only their triples tell. */
 export const DIALECTS: Readonly<Record<ProviderName | "unknown", Dialect>> = {
   openai: readOpenAi,
   azure: readAzure,
