@@ -5,6 +5,8 @@ import type { CustomLimit, Estimate, LimitChanges, Limits, Unit } from "./option
 export interface Dimension extends BucketShape {
   readonly name: string;
   readonly unit: Unit;
+  /** Learned from headers that did not tell its window: `windowMs` is the shortest the evidence allows. */
+  readonly windowGuessed?: true;
 }
 
 const MINUTE = 60_000;

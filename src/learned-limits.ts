@@ -91,7 +91,8 @@ export class LearnedLimits {
     for (const [name, r] of this.reported) {
       const own = byName.get(name);
       if (!own) {
-        byName.set(name, { name, unit: r.unit, limit: r.limit, windowMs: r.windowMs, capacity: r.limit });
+        const learned: Dimension = { name, unit: r.unit, limit: r.limit, windowMs: r.windowMs, capacity: r.limit };
+        byName.set(name, r.guessed === undefined ? learned : { ...learned, windowGuessed: true });
       } else if (r.limit < own.limit) {
         byName.set(name, { ...own, limit: r.limit, capacity: Math.min(own.capacity, r.limit) });
       }

@@ -50,8 +50,8 @@ export interface SharedSyncTarget {
   lowerFrom(meter: Meter, remaining: number, mark: number | undefined): void;
 }
 
-/** How quickly the headroom taken after 429s grows back. */
-const HEADROOM_RECOVERY_MS = 60_000;
+/** How quickly the headroom taken after 429s grows back (slowly: each regrowth past the key's room costs a 429). */
+const HEADROOM_RECOVERY_MS = 120_000;
 /** How quickly the estimate of others' use of a shared key follows new evidence. */
 const SHARE_TIME_CONSTANT_MS = 5_000;
 /** Others' draw below this fraction of the rate is taken as noise. */
@@ -87,8 +87,11 @@ export function syncLevels(view: RateLimitView, meters: readonly Meter[], target
     else if (window) target.alignWindow(meter.name, window.startedBy, window.periodMs);
     else if (moved && !meter.windowed) learnShare(meter, target, moved);
     meter.syncedSeq = origin.seq;
-    // Every client on a shared key sees the same headroom: after 429s, take only part of it.
-    const set = truth * meter.headroom;
+    // Every client on a shared key sees the same headroom: take the part of it this client's
+    // share of the rate says is its own, and after 429s less. Where the window is a guess, a
+    // remaining that refills slower than it allows may be a longer window, not a neighbour.
+    const share = meter.dimension.windowGuessed ? 1 : meter.share;
+    const set = truth * Math.min(meter.headroom, share);
     target.resync(meter.name, set);
     meter.lastTruth = truth;
     meter.lastSet = target.level(meter.name) ?? set;
