@@ -168,7 +168,7 @@ export const contenders: readonly Contender[] = [
   {
     library: "llm-limiter",
     setup:
-      `\`new Limiter({ rpm, tpm, provider })\` on default options otherwise (workload 10: no \`provider\`; 11: \`new Limiter()\`); ` +
+      `\`new Limiter({ rpm, tpm, provider })\` on default options otherwise (where a workload says so, no \`provider\`, or \`new Limiter()\`); ` +
       `\`run(prompt + max_tokens, fn, { retry: { attempts: ${RETRIES} } })\`, fn syncs headers and reports \`used\``,
     client: (workload) => sendThrough(new Limiter(limiterOptions(workload))),
   },
