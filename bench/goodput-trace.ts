@@ -8,7 +8,7 @@
  */
 import { Limiter } from "../src/index.js";
 import type { SimulatedProvider } from "../src/testing/index.js";
-import { sendThrough } from "./goodput/contenders.js";
+import { limiterOptions, sendThrough } from "./goodput/contenders.js";
 import { simulate } from "./goodput/simulate.js";
 import { workloads } from "./goodput/workloads.js";
 
@@ -54,7 +54,7 @@ function sample(): void {
 }
 
 const run = await simulate(workload, (index) => {
-  const limiter = new Limiter({ ...workload.told, provider: workload.provider.dialect });
+  const limiter = new Limiter(limiterOptions(workload));
   limiters.push(limiter);
   if (index === 0) {
     start = performance.now();

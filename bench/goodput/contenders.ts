@@ -11,10 +11,10 @@ import Bottleneck from "bottleneck";
 import { RateLimiter } from "limiter";
 import PQueue from "p-queue";
 import { RateLimiterMemory, RateLimiterQueue } from "rate-limiter-flexible";
-import { Limiter, type ProviderName } from "../../src/index.js";
+import { Limiter, type LimiterOptions } from "../../src/index.js";
 import type { CallRequest, CallResult, SimulatedProvider } from "../../src/testing/index.js";
 import { callWithRetries, RETRIES, sleep } from "./retry.js";
-import type { Job, Quota } from "./workloads.js";
+import type { Job, Quota, Workload } from "./workloads.js";
 
 export type Send = (job: Job, provider: SimulatedProvider) => Promise<boolean>;
 
@@ -23,8 +23,8 @@ export interface Contender {
   readonly library: string;
   /** How it is configured and called, for the results file. */
   readonly setup: string;
-  /** A new client told `quota`, whose provider speaks `dialect`. */
-  client(quota: Quota, dialect: ProviderName): Send;
+  /** A new client for one of the workload's processes, told what the workload says. */
+  client(workload: Workload): Send;
 }
 
 const MINUTE_MS = 60_000;
@@ -57,6 +57,18 @@ function tokensThenRequest(tokens: TokenRemover, requests: TokenRemover): Send {
     await requests.removeTokens(1);
     return fn();
   });
+}
+
+/** llm-limiter's options on a workload: default options, and only what the workload configures. */
+export function limiterOptions(workload: Workload): LimiterOptions {
+  switch (workload.limiterSetup ?? "quota and provider") {
+    case "quota and provider":
+      return { ...workload.told, provider: workload.provider.dialect };
+    case "quota":
+      return { ...workload.told };
+    case "nothing":
+      return {};
+  }
 }
 
 /** llm-limiter as the README shows it: reserve prompt + max_tokens, sync headers, settle usage, retry 429s. */
@@ -114,7 +126,7 @@ export const contenders: readonly Contender[] = [
   {
     library: "bottleneck",
     setup: "two limiters, `reservoir` = RPM / TPM refreshed every 60 s; `schedule({ weight: prompt + max_tokens })` on the TPM one, then `schedule` on the RPM one",
-    client(quota) {
+    client({ told: quota }) {
       const perMinute = (n: number) => new Bottleneck({ reservoir: n, reservoirRefreshAmount: n, reservoirRefreshInterval: MINUTE_MS });
       const tokens = perMinute(quota.tpm);
       const requests = perMinute(quota.rpm);
@@ -124,7 +136,7 @@ export const contenders: readonly Contender[] = [
   {
     library: "p-queue",
     setup: "`intervalCap` = RPM per 60 s, `strict: true` (sliding window); no weights, so no TPM",
-    client(quota) {
+    client({ told: quota }) {
       const queue = new PQueue({ intervalCap: quota.rpm, interval: MINUTE_MS, strict: true });
       return gated((_, fn) => queue.add(fn));
     },
@@ -132,7 +144,7 @@ export const contenders: readonly Contender[] = [
   {
     library: "limiter",
     setup: "two `RateLimiter`s, RPM / TPM per minute; `removeTokens(prompt + max_tokens)`, then `removeTokens(1)`",
-    client(quota) {
+    client({ told: quota }) {
       const tokens = new RateLimiter({ tokensPerInterval: quota.tpm, interval: "minute" });
       const requests = new RateLimiter({ tokensPerInterval: quota.rpm, interval: "minute" });
       return tokensThenRequest(tokens, requests);
@@ -141,7 +153,7 @@ export const contenders: readonly Contender[] = [
   {
     library: "rate-limiter-flexible",
     setup: "two `RateLimiterQueue`s over `RateLimiterMemory({ points: RPM / TPM, duration: 60 })`; `removeTokens(prompt + max_tokens)`, then `removeTokens(1)`",
-    client(quota) {
+    client({ told: quota }) {
       const queue = (points: number) => new RateLimiterQueue(new RateLimiterMemory({ points, duration: MINUTE_MS / 1_000 }));
       const tokens = queue(quota.tpm);
       const requests = queue(quota.rpm);
@@ -151,11 +163,13 @@ export const contenders: readonly Contender[] = [
   {
     library: "@aid-on/llm-throttle",
     setup: "`LLMThrottle({ rpm, tpm })`; `consume(id, prompt + max_tokens)` (FIFO, sleeping `availableIn`), then `adjustConsumption(id, used)` (0 on a 429)",
-    client: (quota) => throttled(quota),
+    client: ({ told }) => throttled(told),
   },
   {
     library: "llm-limiter",
-    setup: `\`new Limiter({ rpm, tpm, provider })\`; \`run(prompt + max_tokens, fn, { retry: { attempts: ${RETRIES} } })\`, fn syncs headers and reports \`used\``,
-    client: (quota, dialect) => sendThrough(new Limiter({ ...quota, provider: dialect })),
+    setup:
+      `\`new Limiter({ rpm, tpm, provider })\` on default options otherwise (where a workload says so, no \`provider\`, or \`new Limiter()\`); ` +
+      `\`run(prompt + max_tokens, fn, { retry: { attempts: ${RETRIES} } })\`, fn syncs headers and reports \`used\``,
+    client: (workload) => sendThrough(new Limiter(limiterOptions(workload))),
   },
 ];

@@ -3,7 +3,7 @@
  * really enforces versus what each client is told. Answer lengths are drawn
  * here (seeded), so every library meets the same calls and the same answers.
  */
-import type { Dialect, WindowMode } from "../../src/testing/index.js";
+import type { Dialect, HeaderStamp, WindowMode } from "../../src/testing/index.js";
 import { between, seededRandom } from "../../src/testing/random.js";
 
 export interface Quota {
@@ -22,27 +22,51 @@ export interface Job {
   readonly actual: number;
 }
 
+/**
+ * What llm-limiter is configured with, default options otherwise (the user's path): the
+ * told quota and the provider's name, the quota alone (the provider left to detection),
+ * or nothing at all (`new Limiter()`, every limit learned from headers).
+ */
+export type LimiterSetup = "quota and provider" | "quota" | "nothing";
+
+/** A column a workload's table adds, for the figure its target is about. */
+export type Column = "late share" | "429s per call" | "429s after 5 responses" | "admissions / min from 60 s" | "429s of the restarted process";
+
 export interface Workload {
   readonly id: string;
   readonly title: string;
   /** One sentence for the results file. */
   readonly summary: string;
   /** What the simulated provider enforces, and how it meters and reports it. */
-  readonly provider: { readonly quota: Quota; readonly window: WindowMode; readonly dialect: Dialect };
+  readonly provider: {
+    readonly quota: Quota;
+    readonly window: WindowMode;
+    readonly dialect: Dialect;
+    /** When admitted calls' headers are stamped. Default: the simulator's (`"completion"`). */
+    readonly stampHeaders?: HeaderStamp;
+  };
+  /** Each call reaches the provider a delay drawn uniformly from 0..`maxMs` after it is sent (seeded). Default: at once. */
+  readonly arrival?: { readonly maxMs: number; readonly seed: number };
   /** The quota each client is told (what its user believes). */
   readonly told: Quota;
+  /** Default `"quota and provider"`. */
+  readonly limiterSetup?: LimiterSetup;
+  /** Whether the five peers run (they need a quota; "nothing configured" is not a setup they have). Default true. */
+  readonly peers?: boolean;
   readonly clients: number;
   readonly jobs: readonly Job[];
-  /** Whether the 429 share after the first simulated minute is reported (a target applies). */
-  readonly lateShare: boolean;
+  /** The client whose process starts later, a restart: its 429s have a column. */
+  readonly restartedClient?: number;
+  /** Extra columns, each the figure a target applies to. */
+  readonly columns: readonly Column[];
 }
 
 type Size = Pick<Job, "prompt" | "maxTokens" | "actual">;
 
-/** `count` jobs of `client` arriving evenly over `overMs`, sized by `size`. */
-function stream(count: number, overMs: number, client: number, seed: number, size: (random: () => number) => Size): Job[] {
+/** `count` jobs of `client` arriving evenly over `overMs` from `fromMs`, sized by `size`. */
+function stream(count: number, overMs: number, client: number, seed: number, size: (random: () => number) => Size, fromMs = 0): Job[] {
   const random = seededRandom(seed);
-  return Array.from({ length: count }, (_, i) => ({ at: (i * overMs) / count, client, ...size(random) }));
+  return Array.from({ length: count }, (_, i) => ({ at: fromMs + (i * overMs) / count, client, ...size(random) }));
 }
 
 const chat = (random: () => number): Size => ({ prompt: between(random, 100, 300), maxTokens: 256, actual: between(random, 20, 200) });
@@ -52,6 +76,15 @@ const medium = (random: () => number): Size => ({ prompt: between(random, 1_000,
 
 const CHAT_QUOTA: Quota = { rpm: 500, tpm: 1_000_000 };
 const chatBurst = stream(2_000, 10_000, 0, 1, chat);
+const LONG_CONTEXT_QUOTA: Quota = { rpm: 500, tpm: 300_000 };
+const longContextStream = stream(400, 400_000, 0, 2, longContext);
+
+/** Arrivals spread as a real network spreads them: connections opening, TLS, proxies, a busy event loop. */
+const LATE_ARRIVALS = { maxMs: 400, seed: 8 };
+/** A high-tier OpenAI key. */
+const HIGH_TIER: Quota = { rpm: 10_000, tpm: 2_000_000 };
+/** Workload 13: when the second process starts, its predecessor's burst long completed. */
+const RESTART_AT_MS = 5_000;
 
 /** Three clients' streams merged in arrival order. */
 function sharedKey(): Job[] {
@@ -67,17 +100,17 @@ export const workloads: readonly Workload[] = [
     told: CHAT_QUOTA,
     clients: 1,
     jobs: chatBurst,
-    lateShare: false,
+    columns: [],
   },
   {
     id: "2",
     title: "long context above TPM",
     summary: "400 calls with 6k–10k-token prompts (max_tokens 512, answers 100–500), one a second: ~500k TPM offered to a 300k TPM key.",
-    provider: { quota: { rpm: 500, tpm: 300_000 }, window: "bucket", dialect: "openai" },
-    told: { rpm: 500, tpm: 300_000 },
+    provider: { quota: LONG_CONTEXT_QUOTA, window: "bucket", dialect: "openai" },
+    told: LONG_CONTEXT_QUOTA,
     clients: 1,
-    jobs: stream(400, 400_000, 0, 2, longContext),
-    lateShare: false,
+    jobs: longContextStream,
+    columns: [],
   },
   {
     id: "3",
@@ -87,7 +120,7 @@ export const workloads: readonly Workload[] = [
     told: { rpm: 500, tpm: 200_000 },
     clients: 1,
     jobs: stream(1_000, 60_000, 0, 3, overReserved),
-    lateShare: false,
+    columns: [],
   },
   {
     id: "4",
@@ -99,7 +132,7 @@ export const workloads: readonly Workload[] = [
     told: { rpm: 500, tpm: 300_000 },
     clients: 1,
     jobs: stream(600, 300_000, 0, 4, medium),
-    lateShare: true,
+    columns: ["late share"],
   },
   {
     id: "5",
@@ -111,7 +144,7 @@ export const workloads: readonly Workload[] = [
     told: CHAT_QUOTA,
     clients: 3,
     jobs: sharedKey(),
-    lateShare: true,
+    columns: ["late share"],
   },
   {
     id: "6",
@@ -121,7 +154,7 @@ export const workloads: readonly Workload[] = [
     told: CHAT_QUOTA,
     clients: 1,
     jobs: chatBurst,
-    lateShare: false,
+    columns: [],
   },
   {
     id: "7",
@@ -131,6 +164,82 @@ export const workloads: readonly Workload[] = [
     told: CHAT_QUOTA,
     clients: 1,
     jobs: chatBurst,
-    lateShare: true,
+    columns: ["late share"],
+  },
+  {
+    id: "8",
+    title: "chat burst, arrivals 0–400 ms late",
+    summary:
+      "Workload 1 with each call reaching the provider 0–400 ms after it is sent (uniform, seeded: connections, TLS, proxies), " +
+      "headers stamped at completion. The oracle is safe for any delay in that range.",
+    provider: { quota: CHAT_QUOTA, window: "bucket", dialect: "openai", stampHeaders: "completion" },
+    arrival: LATE_ARRIVALS,
+    told: CHAT_QUOTA,
+    clients: 1,
+    jobs: chatBurst,
+    columns: [],
+  },
+  {
+    id: "9",
+    title: "long context above TPM, arrivals 0–400 ms late",
+    summary: "Workload 2 with each call reaching the provider 0–400 ms after it is sent (uniform, seeded), headers stamped at completion.",
+    provider: { quota: LONG_CONTEXT_QUOTA, window: "bucket", dialect: "openai", stampHeaders: "completion" },
+    arrival: LATE_ARRIVALS,
+    told: LONG_CONTEXT_QUOTA,
+    clients: 1,
+    jobs: longContextStream,
+    columns: [],
+  },
+  {
+    id: "10",
+    title: "Azure headers, provider not given",
+    summary:
+      "Workload 7 (10 s sub-windows, Azure's headers: limit and remaining, no reset) with llm-limiter told the quota but not `provider`: " +
+      "it must read the window from the headers alone. A run still waiting after 6 simulated hours is cut off (its calls count as given up).",
+    provider: { quota: CHAT_QUOTA, window: "azure", dialect: "azure" },
+    told: CHAT_QUOTA,
+    limiterSetup: "quota",
+    clients: 1,
+    jobs: chatBurst,
+    columns: [],
+  },
+  {
+    id: "11",
+    title: "nothing configured, high-tier key",
+    summary:
+      "`new Limiter()` with no limits against a 10,000 RPM / 2M TPM OpenAI key, 30,000 chat calls (three times its RPM) arriving within 10 s: " +
+      "every limit is learned from the headers. The peers have no such setup and sit out.",
+    provider: { quota: HIGH_TIER, window: "bucket", dialect: "openai" },
+    told: HIGH_TIER,
+    limiterSetup: "nothing",
+    peers: false,
+    clients: 1,
+    jobs: stream(30_000, 10_000, 0, 11, chat),
+    columns: ["429s per call", "429s after 5 responses"],
+  },
+  {
+    id: "12",
+    title: "told 10x the real RPM",
+    summary:
+      "60 chat calls at once against a key of 10 RPM; every client is told 100 RPM. Only a client that learns the real limit " +
+      "from the responses converges: admissions per minute from the 60th second on, against the oracle's.",
+    provider: { quota: { rpm: 10, tpm: CHAT_QUOTA.tpm }, window: "bucket", dialect: "openai" },
+    told: { rpm: 100, tpm: CHAT_QUOTA.tpm },
+    clients: 1,
+    jobs: stream(60, 0, 0, 12, chat),
+    columns: ["429s after 5 responses", "admissions / min from 60 s"],
+  },
+  {
+    id: "13",
+    title: "restart while the key is drained",
+    summary:
+      "A first process drains the key with 500 chat calls at once; 5 s later (a rolling deploy) a new process, a new client on the same " +
+      "configuration, starts with 500 calls of its own while the key has refilled only 5 s worth.",
+    provider: { quota: CHAT_QUOTA, window: "bucket", dialect: "openai" },
+    told: CHAT_QUOTA,
+    clients: 2,
+    jobs: [...stream(500, 0, 0, 13, chat), ...stream(500, 0, 1, 14, chat, RESTART_AT_MS)],
+    restartedClient: 1,
+    columns: ["429s of the restarted process"],
   },
 ];

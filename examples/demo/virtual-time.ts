@@ -1,5 +1,7 @@
 import FakeTimers from "@sinonjs/fake-timers";
 
+type InstalledClock = ReturnType<typeof FakeTimers.install>;
+
 /** What a scenario hands back once started: when it is done, and what to do every step. */
 export interface Scenario<T> {
   readonly done: Promise<T>;
@@ -8,12 +10,14 @@ export interface Scenario<T> {
 
 /**
  * Runs a scenario on virtual time: timers, `Date` and `performance` are faked
- * (both the limiter and the simulator read them at call time), and time moves
- * in `stepMs` steps, each running every timer and promise callback due in it.
- * Minutes of traffic take seconds. `start` runs after the clock is installed,
- * so whatever it builds starts at virtual 0. Gives up after `limitMs`.
+ * (both the limiter and the simulator read them at call time), and `advance`
+ * moves the clock, again and again, until the scenario is done. `start` runs
+ * after the clock is installed, so whatever it builds starts at virtual 0.
  */
-export async function onVirtualTime<T>(start: () => Scenario<T>, stepMs: number, limitMs: number): Promise<T> {
+export async function driveVirtualTime<T, S extends { readonly done: Promise<T> }>(
+  start: () => S,
+  advance: (clock: InstalledClock, scenario: S) => Promise<void>,
+): Promise<T> {
   const clock = FakeTimers.install({
     now: Date.UTC(2026, 0, 1),
     toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"],
@@ -26,13 +30,24 @@ export async function onVirtualTime<T>(start: () => Scenario<T>, stepMs: number,
       () => (settled = true),
       () => (settled = true),
     );
-    for (let elapsed = stepMs; !settled; elapsed += stepMs) {
-      if (elapsed > limitMs) throw new Error(`scenario still running after ${limitMs / 1000} simulated seconds`);
-      await clock.tickAsync(stepMs);
-      scenario.onStep?.(elapsed);
-    }
+    while (!settled) await advance(clock, scenario);
     return await scenario.done;
   } finally {
     clock.uninstall();
   }
+}
+
+/**
+ * Runs a scenario on virtual time moving in `stepMs` steps, each running every
+ * timer and promise callback due in it: minutes of traffic take seconds.
+ * Gives up after `limitMs`.
+ */
+export function onVirtualTime<T>(start: () => Scenario<T>, stepMs: number, limitMs: number): Promise<T> {
+  let elapsed = 0;
+  return driveVirtualTime(start, async (clock, scenario) => {
+    elapsed += stepMs;
+    if (elapsed > limitMs) throw new Error(`scenario still running after ${limitMs / 1000} simulated seconds`);
+    await clock.tickAsync(stepMs);
+    scenario.onStep?.(elapsed);
+  });
 }

@@ -5,15 +5,28 @@ import { httpDate, rateLimitHeaders, requestIdHeaderName, retryAfterHeaders } fr
 import type { CallSize, Dimension, RejectionDimension } from "./dimensions.js";
 import { DIMENSION_NAMES, createDimension } from "./dimensions.js";
 import { wholeUnitsLeft } from "./meter.js";
-import type { ResolvedOptions } from "./options.js";
-import { checkedLatency } from "./options.js";
+import type { ArrivalInput, ResolvedOptions } from "./options.js";
+import { checkedDelay } from "./options.js";
 import type { Rejection } from "./rejection.js";
 
 /** Response headers by lower-case name. */
 export type ResponseHeaders = Record<string, string>;
 
+/** A call the client has just sent, as an arrival-delay function sees it (less its index). */
+export type SentCall = Omit<ArrivalInput, "index">;
+
+/** A call on its way to admission. */
+export interface Sending {
+  /** Monotonic clock time it was sent. */
+  readonly sentAt: number;
+  /** How long until it reaches admission. */
+  readonly delayMs: number;
+}
+
 /** One call as the server receives it, already sized. */
 export interface AdmissionRequest extends CallSize {
+  /** When the client sent it (`Sending.sentAt`). */
+  readonly sentAt: number;
   /** Answer length to use; otherwise `answerTokens` or the seeded draw decides. */
   readonly actual?: number | undefined;
   readonly stream: boolean;
@@ -35,7 +48,10 @@ export interface AdmittedCall {
   readonly latencyMs: number;
   /** Headers stamped now (a stream's head is sent at admission). */
   headers(): ResponseHeaders;
-  /** Reconciles the reservation to the actual usage, frees the slot, and returns headers stamped now. Call once. */
+  /**
+   * Reconciles the reservation to the actual usage, frees the slot, and returns
+   * the response headers, stamped as `stampHeaders` says. Call once.
+   */
   complete(): ResponseHeaders;
 }
 
@@ -43,6 +59,8 @@ export interface AdmittedCall {
 export interface CallRecord {
   /** The call's id (the request-id header carries it as `req_<id>`). */
   readonly id: string;
+  /** Monotonic clock time the client sent it; `receivedAt` less this is its arrival delay. */
+  readonly sentAt: number;
   /** Monotonic clock time of arrival, which is also the admission decision. */
   readonly receivedAt: number;
   /** 200 if admitted, 429 if rejected. */
@@ -92,7 +110,8 @@ interface Blocker {
 /**
  * The simulated server's accounting: admission against every dimension at
  * once, reservations reconciled at completion, concurrency slots, stats.
- * Knows nothing about HTTP or timers; callers wait `latencyMs` themselves.
+ * Knows nothing about HTTP or timers; callers wait the arrival delay and
+ * `latencyMs` themselves.
  */
 export class ProviderEngine {
   readonly #options: ResolvedOptions;
@@ -103,6 +122,7 @@ export class ProviderEngine {
   readonly #rejectedBy: Record<RejectionDimension, number> = {
     rpm: 0, rpd: 0, tpm: 0, tpd: 0, itpm: 0, otpm: 0, concurrency: 0,
   };
+  #sent = 0;
   #served = 0;
   #maxInFlight = 0;
   #tokensCharged = 0;
@@ -122,13 +142,23 @@ export class ProviderEngine {
     return this.#options;
   }
 
+  /** Counts a call the client has just sent and draws its arrival delay. */
+  send(call: SentCall): Sending {
+    const sentAt = this.#options.clock.now();
+    const option = this.#options.arrivalDelayMs;
+    const index = this.#sent++;
+    const input = { index, prompt: call.prompt, maxTokens: call.maxTokens, stream: call.stream };
+    const delayMs = typeof option === "number" ? option : checkedDelay(option(input), "arrivalDelayMs()");
+    return { sentAt, delayMs };
+  }
+
   /** Decides a call now: admit it (taking its reservation and a slot) or reject it, consuming nothing. */
   admit(request: AdmissionRequest): Admission {
     const now = this.#options.clock.now();
     const index = this.#records.length;
     const id = String(index + 1).padStart(8, "0");
     const { prompt, maxTokens } = request;
-    const record: MutableRecord = { id, receivedAt: now, status: 429, prompt, maxTokens };
+    const record: MutableRecord = { id, sentAt: request.sentAt, receivedAt: now, status: 429, prompt, maxTokens };
     const blocker = this.#bindingBlocker(request, now);
     if (blocker) {
       this.#records.push(record);
@@ -145,6 +175,7 @@ export class ProviderEngine {
     this.#inFlight.add(slot);
     this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight.size);
     this.#tokensCharged += request.prompt + request.maxTokens;
+    const stampedAtAdmission = this.#options.stampHeaders === "admission" ? this.#rateLimitHeaders(now) : undefined;
 
     const completion: Completion = {
       id,
@@ -159,7 +190,7 @@ export class ProviderEngine {
       call: {
         completion,
         latencyMs,
-        headers: () => this.#headers(id, this.#options.clock.now()),
+        headers: () => this.#headers(id, this.#rateLimitHeaders(this.#options.clock.now())),
         complete: () => {
           const end = this.#options.clock.now();
           this.#dimensions.forEach((d, i) => {
@@ -171,7 +202,7 @@ export class ProviderEngine {
           this.#served += 1;
           this.#tokensUsed += request.prompt + actual;
           record.completedAt = end;
-          return this.#headers(id, end);
+          return this.#headers(id, stampedAtAdmission ?? this.#rateLimitHeaders(end));
         },
       },
     };
@@ -226,7 +257,7 @@ export class ProviderEngine {
     const retryAfterMs = Number.isFinite(blocker.waitMs) ? Math.ceil(blocker.waitMs) : undefined;
     this.#rejectedBy[blocker.dimension] += 1;
     record.rejectedBy = blocker.dimension;
-    const headers = this.#headers(record.id, now);
+    const headers = this.#headers(record.id, this.#rateLimitHeaders(now));
     if (retryAfterMs !== undefined) {
       record.retryAfterMs = retryAfterMs;
       Object.assign(headers, retryAfterHeaders(retryAfterMs));
@@ -249,21 +280,26 @@ export class ProviderEngine {
     const option = this.#options.latencyMs;
     if (typeof option === "number") return option;
     const input = { prompt: request.prompt, maxTokens: request.maxTokens, actual, stream: request.stream };
-    return checkedLatency(option(input), "latencyMs()");
+    return checkedDelay(option(input), "latencyMs()");
   }
 
-  #headers(id: string, now: number): ResponseHeaders {
+  /** The response headers, sent now, around rate-limit headers stamped whenever `stampHeaders` says. */
+  #headers(id: string, rateLimit: ResponseHeaders): ResponseHeaders {
+    return {
+      date: httpDate(this.#options.clock.wallNow()),
+      [requestIdHeaderName(this.#options.dialect)]: `req_${id}`,
+      ...rateLimit,
+    };
+  }
+
+  /** The dialect's rate-limit headers for the meters at `now`. */
+  #rateLimitHeaders(now: number): ResponseHeaders {
     const readings: MeterReadings = Object.fromEntries(
       this.#dimensions.map(({ name, meter }) => [
         name,
         { limit: meter.limit, level: meter.level(now), resetMs: meter.resetMs(now) },
       ]),
     );
-    const wallNow = this.#options.clock.wallNow();
-    return {
-      date: httpDate(wallNow),
-      [requestIdHeaderName(this.#options.dialect)]: `req_${id}`,
-      ...rateLimitHeaders(this.#options.dialect, readings, wallNow),
-    };
+    return rateLimitHeaders(this.#options.dialect, readings, this.#options.clock.wallNow());
   }
 }

@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { anthropicErrorBody } from "./anthropic-format.js";
+import { arrive } from "./arrival.js";
 import { delay } from "./delay.js";
 import type { ProviderEngine, ResponseHeaders } from "./engine.js";
 import { openAIInvalidRequestBody } from "./openai-format.js";
@@ -89,7 +90,8 @@ async function handle(engine: ProviderEngine, req: IncomingMessage, res: ServerR
     return;
   }
   const request = parsed.request;
-  const admission = engine.admit({ ...request, body: json });
+  // Unref'd, as every server-side wait: a closed server must not hold the process.
+  const admission = await arrive(engine, { ...request, body: json }, false);
   if (!admission.admitted) {
     sendJson(res, 429, admission.headers, wire.rateLimited(admission.rejection));
     return;

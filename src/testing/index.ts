@@ -6,7 +6,7 @@
  */
 export { createProvider } from "./provider.js";
 export type { CallRequest, CallResult, CallUsage, SimulatedProvider } from "./provider.js";
-export type { AnswerInput, LatencyInput, ProviderOptions } from "./options.js";
+export type { AnswerInput, ArrivalInput, HeaderStamp, LatencyInput, ProviderOptions } from "./options.js";
 export type { CallRecord, ProviderStats, ResponseHeaders } from "./engine.js";
 export type { ListenOptions, ProviderServer } from "./http.js";
 export type { Dialect } from "./dialects.js";

@@ -15,6 +15,31 @@ export interface LatencyInput {
   readonly stream: boolean;
 }
 
+/** What an arrival-delay function is told about a call the client has just sent. */
+export interface ArrivalInput {
+  /** 0-based index of the call in the order clients sent it to this provider. */
+  readonly index: number;
+  /** Prompt tokens. */
+  readonly prompt: number;
+  /** The requested output cap. */
+  readonly maxTokens: number;
+  /** Whether the answer is streamed (over HTTP with `stream: true`). */
+  readonly stream: boolean;
+}
+
+/**
+ * When an admitted call's rate-limit headers are stamped:
+ * - `"admission"`: the meters as they stood right after the call was charged,
+ *   sent with the response all the same (the relative resets are then as old
+ *   as the call's latency);
+ * - `"completion"`: the meters after the call's reservation is reconciled to
+ *   its actual usage, as OpenAI reports them.
+ *
+ * A stream's head goes out at admission, so it always carries admission
+ * headers; a 429 is stamped when it is decided. `date` is always the time sent.
+ */
+export type HeaderStamp = "admission" | "completion";
+
 /** What an `answerTokens` hook is told about an admitted call. */
 export interface AnswerInput {
   /** 0-based arrival index of the call at this provider (rejected calls included). */
@@ -57,6 +82,20 @@ export interface ProviderOptions {
    */
   latencyMs?: number | ((call: LatencyInput) => number);
   /**
+   * Milliseconds from the client's send (`provider.call()` invoked, or the HTTP
+   * request received) until the call reaches admission, where the meters are
+   * checked and charged: connections opening, TLS, proxies, a busy event loop.
+   * Fixed or per call, so jitter can be drawn (for example
+   * `() => between(random, 0, 400)` over a `seededRandom`). Calls with equal
+   * delays arrive in the order sent; a call on the wire is admitted (and
+   * charged) even if its client gives up meanwhile. Default 0: admitted at
+   * once, synchronously. Waits use the global `setTimeout`, so fake timers
+   * drive them.
+   */
+  arrivalDelayMs?: number | ((call: ArrivalInput) => number);
+  /** When an admitted call's rate-limit headers are stamped (see {@link HeaderStamp}). Default `"completion"`. */
+  stampHeaders?: HeaderStamp;
+  /**
    * Seed of the answer lengths drawn when neither `actual` nor `answerTokens`
    * decides (seeds equal modulo 2^32 draw alike). Default 0.
    */
@@ -87,6 +126,8 @@ export interface ResolvedOptions {
   readonly window: WindowMode;
   readonly outputCharge: OutputCharge;
   readonly latencyMs: number | ((call: LatencyInput) => number);
+  readonly arrivalDelayMs: number | ((call: ArrivalInput) => number);
+  readonly stampHeaders: HeaderStamp;
   readonly seed: number;
   readonly answerTokens: ((request: AnswerInput) => number) | undefined;
   readonly defaultMaxTokens: number;
@@ -99,6 +140,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const DIALECTS: readonly Dialect[] = ["openai", "anthropic", "groq", "azure"];
 const WINDOWS: readonly WindowMode[] = ["bucket", "fixed", "azure"];
 const OUTPUT_CHARGES: readonly OutputCharge[] = ["estimate", "actual"];
+const HEADER_STAMPS: readonly HeaderStamp[] = ["admission", "completion"];
 const KNOWN_OPTIONS = new Set<string>([
   ...DIMENSION_NAMES,
   "concurrency",
@@ -106,6 +148,8 @@ const KNOWN_OPTIONS = new Set<string>([
   "window",
   "outputCharge",
   "latencyMs",
+  "arrivalDelayMs",
+  "stampHeaders",
   "seed",
   "answerTokens",
   "defaultMaxTokens",
@@ -139,7 +183,9 @@ export function resolveOptions(options: ProviderOptions = {}): ResolvedOptions {
     dialect: oneOf("dialect", options.dialect ?? "openai", DIALECTS),
     window: oneOf("window", options.window ?? "bucket", WINDOWS),
     outputCharge: oneOf("outputCharge", options.outputCharge ?? "estimate", OUTPUT_CHARGES),
-    latencyMs: latencyOption(options.latencyMs ?? 0),
+    latencyMs: delayOption("latencyMs", options.latencyMs ?? 0),
+    arrivalDelayMs: delayOption("arrivalDelayMs", options.arrivalDelayMs ?? 0),
+    stampHeaders: oneOf("stampHeaders", options.stampHeaders ?? "completion", HEADER_STAMPS),
     seed: seedOption(options.seed ?? 0),
     answerTokens: optionalFunction("answerTokens", options.answerTokens),
     defaultMaxTokens: positiveInteger("defaultMaxTokens", options.defaultMaxTokens ?? 4096),
@@ -147,8 +193,8 @@ export function resolveOptions(options: ProviderOptions = {}): ResolvedOptions {
   };
 }
 
-/** Checks a latency (option or function result): a finite delay `setTimeout` can honour. */
-export function checkedLatency(value: unknown, source: string): number {
+/** Checks a delay (option or function result): a finite delay `setTimeout` can honour. */
+export function checkedDelay(value: unknown, source: string): number {
   if (typeof value !== "number") throw new TypeError(`${source} must be a number, got ${typeof value}`);
   if (!(value >= 0 && value <= MAX_TIMER_MS)) {
     throw new RangeError(`${source} must be between 0 and ${MAX_TIMER_MS} ms, got ${value}`);
@@ -174,9 +220,10 @@ function oneOf<T extends string>(name: string, value: unknown, allowed: readonly
   return match;
 }
 
-function latencyOption(value: unknown): number | ((call: LatencyInput) => number) {
-  if (typeof value === "function") return value as (call: LatencyInput) => number;
-  return checkedLatency(value, "createProvider: latencyMs");
+/** A delay option: a function (its results are checked per call) or a fixed delay checked now. */
+function delayOption<Input>(name: string, value: unknown): number | ((call: Input) => number) {
+  if (typeof value === "function") return value as (call: Input) => number;
+  return checkedDelay(value, `createProvider: ${name}`);
 }
 
 function seedOption(value: unknown): number {

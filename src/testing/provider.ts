@@ -1,4 +1,5 @@
 import type { AnthropicErrorBody, AnthropicMessage } from "./anthropic-format.js";
+import { arrive } from "./arrival.js";
 import { delay } from "./delay.js";
 import type { ProviderStats, ResponseHeaders } from "./engine.js";
 import { ProviderEngine } from "./engine.js";
@@ -31,7 +32,7 @@ export interface CallUsage {
 
 /**
  * What a call got back: the status, the headers as sent (rate-limit headers
- * stamped when the response is sent; `retry-after` and `retry-after-ms` on a
+ * stamped as `stampHeaders` says; `retry-after` and `retry-after-ms` on a
  * 429 that can ever succeed) and the JSON body the HTTP server would send, in
  * the Anthropic Messages shape for the `"anthropic"` dialect and the OpenAI
  * chat-completions shape otherwise.
@@ -43,10 +44,11 @@ export type CallResult =
 /** A simulated LLM provider that meters calls as a real one does. */
 export interface SimulatedProvider {
   /**
-   * Admits or rejects the call at once (synchronously, on the first line, so
-   * calls made in the same tick are decided in order); an admitted call then
-   * resolves after its latency, when it is reconciled. A 429 resolves at once.
-   * Rejects with `TypeError`/`RangeError` for an invalid request.
+   * Admits or rejects the call when it arrives: without an arrival delay at
+   * once (synchronously, on the first line, so calls made in the same tick are
+   * decided in order), else `arrivalDelayMs` later. An admitted call then
+   * resolves after its latency, when it is reconciled; a 429 resolves when it
+   * is decided. Rejects with `TypeError`/`RangeError` for an invalid request.
    */
   call(request: CallRequest): Promise<CallResult>;
   /** Serves the provider over HTTP on 127.0.0.1 (a free port by default). */
@@ -74,7 +76,7 @@ export function createProvider(options?: ProviderOptions): SimulatedProvider {
     async call(request) {
       checkCallRequest(request);
       const model = request.model ?? DEFAULT_MODEL;
-      const admission = engine.admit({ ...request, model, stream: false, body: undefined });
+      const admission = await arrive(engine, { ...request, model, stream: false, body: undefined }, true);
       if (!admission.admitted) {
         return { status: 429, headers: admission.headers, body: wire.rateLimited(admission.rejection) };
       }

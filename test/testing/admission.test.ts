@@ -194,9 +194,9 @@ describe("stats", () => {
       tokensCharged: 300,
       tokensUsed: 240,
       calls: [
-        { id: "00000001", receivedAt: 0, status: 200, prompt: 100, maxTokens: 50, actual: 20, completedAt: 100 },
-        { id: "00000002", receivedAt: 0, status: 200, prompt: 100, maxTokens: 50, actual: 20, completedAt: 100 },
-        { id: "00000003", receivedAt: 0, status: 429, prompt: 100, maxTokens: 50, rejectedBy: "rpm", retryAfterMs: 30_000 },
+        { id: "00000001", sentAt: 0, receivedAt: 0, status: 200, prompt: 100, maxTokens: 50, actual: 20, completedAt: 100 },
+        { id: "00000002", sentAt: 0, receivedAt: 0, status: 200, prompt: 100, maxTokens: 50, actual: 20, completedAt: 100 },
+        { id: "00000003", sentAt: 0, receivedAt: 0, status: 429, prompt: 100, maxTokens: 50, rejectedBy: "rpm", retryAfterMs: 30_000 },
       ],
     });
   });
