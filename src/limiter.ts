@@ -20,6 +20,12 @@ import { Waiter, WaiterTerms } from "./waiter.js";
 
 /** Calls sent at start-up before anything is heard of the key: a drained key costs this many 429s. */
 const PROBE_CALLS = 4;
+/**
+ * The longest the rest of a start-up burst waits for the probe's first answer.
+ * A key partly drained answers the probe's calls with success, so only a
+ * response's headers tell how much is left: a call's latency, a few seconds at most.
+ */
+const PROBE_MAX_MS = 5_000;
 
 /** `run` without options: shared, so the common call allocates no plan. */
 const PLAIN_RUN: RunPlan = { refundOnError: false, retry: undefined, signal: undefined };
@@ -46,7 +52,6 @@ export class Limiter {
   private readonly shared: SharedAdmission | undefined;
   private readonly maxQueue: number;
   private readonly maxWaitMs: number;
-  private readonly probeMs: number;
   private readonly warn: (warning: Error) => void;
   private readonly provider: ProviderName | undefined;
   /** The budgets as configured; the effective ones also fold in `learned`. */
@@ -75,8 +80,8 @@ export class Limiter {
   private pausedUntil = 0;
   /**
    * At start-up the key may have just been drained (a restart in a rolling
-   * deploy): only a few calls go before the first response (or a release, or
-   * the arrival delay) says how it stands. Admissions left; `undefined` once it is over.
+   * deploy): only a few calls go before the first response (or a release)
+   * says how it stands. Admissions left; `undefined` once it is over.
    */
   private probeLeft: number | undefined;
   /** When the probe's pause ends (0 until its allowance is spent). */
@@ -114,8 +119,7 @@ export class Limiter {
     this.maxQueue = resolved.maxQueue;
     this.maxWaitMs = resolved.maxWaitMs;
     // A shared store knows how the key stands; a caller that set `initial` said how it does.
-    if (!resolved.store && options.initial === undefined && resolved.arrivalDelayMs > 0) this.probeLeft = PROBE_CALLS;
-    this.probeMs = resolved.arrivalDelayMs;
+    if (!resolved.store && options.initial === undefined) this.probeLeft = PROBE_CALLS;
     this.warn = resolved.onWarning;
     this.limits = resolved.limits;
     this.provider = resolved.provider;
@@ -356,9 +360,9 @@ export class Limiter {
     return this.store.take(estimate, now) ? this.admit(estimate, signal, now, refundable) : undefined;
   }
 
-  /** The probe's allowance is spent: the rest wait for news of the key, at most the arrival delay. */
+  /** The probe's allowance is spent: the rest wait for news of the key, for a while. */
   private holdForProbe(now: number): void {
-    this.probeHold = now + this.probeMs;
+    this.probeHold = now + PROBE_MAX_MS;
     this.pausedUntil = Math.max(this.pausedUntil, this.probeHold);
   }
 

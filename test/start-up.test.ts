@@ -49,8 +49,9 @@ describe("start-up on default options", () => {
     const random = seeded(maxDelayMs + 1);
     const { rejected, lastAdmittedMs } = await burst(provider, new Limiter({ rpm: 120, tpm: 40_000 }), 300, () => random() * maxDelayMs);
     expect(rejected).toBe(0);
-    // 120 at once, then 2 a second: the 300th at 90 s; the probe and the refill after the full bucket wait an arrival delay each.
-    expect(lastAdmittedMs).toBeLessThanOrEqual(90_000 + 2 * ARRIVAL_DELAY_MS + 100);
+    // 120 at once, then 2 a second: the 300th at 90 s. The burst waits for the probe's first response (800 ms), while the
+    // full bucket loses nothing it would not lose anyway, and the refill after it starts an arrival delay late.
+    expect(lastAdmittedMs).toBeLessThanOrEqual(90_000 + 800 + ARRIVAL_DELAY_MS + 100);
   });
 
   it("a restart while the key is drained (a rolling deploy) costs a handful of 429s before the first response tells", async () => {
