@@ -124,6 +124,11 @@ const LATER: Readonly<Record<string, Check>> = {
         `${m.rejectedAfterResponses} 429s after the first ${FIRST_RESPONSES} responses`,
     };
   },
+  "14": (m, r) => ({
+    name: "≤ 1% 429s per call and a makespan within 5% of the quota's bound",
+    met: m.rejectedPerCall <= 0.01 && m.ratio >= 1 / 1.05 && m.failed === 0,
+    detail: `${percent(m.rejectedPerCall)} per call, ratio ${m.ratio.toFixed(3)}; ${summary(m, r.oracle)}`,
+  }),
   "13": (m, r) => ({
     name: "at most 5 429s for the restarted process",
     met: m.rejectedByRestarted <= 5,

@@ -86,6 +86,14 @@ const HIGH_TIER: Quota = { rpm: 10_000, tpm: 2_000_000 };
 /** Workload 13: when the second process starts, its predecessor's burst long completed. */
 const RESTART_AT_MS = 5_000;
 
+/** Prompt 200, max_tokens 200, answers 50–150: reserves 400, uses about 300. */
+const steady = (random: () => number): Size => ({ prompt: 200, maxTokens: 200, actual: between(random, 50, 150) });
+
+/** Three processes taking turns at a steady stream at the key's rate, as a load balancer spreads it. */
+function roundRobin(count: number, overMs: number): Job[] {
+  return stream(count, overMs, 0, 15, steady).map((job, i) => ({ ...job, client: i % 3 }));
+}
+
 /** Three clients' streams merged in arrival order. */
 function sharedKey(): Job[] {
   return [0, 1, 2].flatMap((client) => stream(600, 60_000, client, 10 + client, chat)).sort((a, b) => a.at - b.at);
@@ -241,5 +249,18 @@ export const workloads: readonly Workload[] = [
     jobs: [...stream(500, 0, 0, 13, chat), ...stream(500, 0, 1, 14, chat, RESTART_AT_MS)],
     restartedClient: 1,
     columns: ["429s of the restarted process"],
+  },
+  {
+    id: "14",
+    title: "three processes, steady arrivals, no shared store",
+    summary:
+      "Three limiter instances on one 600 RPM / 100k TPM key, each told the full quota, taking turns at 1,800 calls arriving one per " +
+      "100 ms (reserving 400 tokens, using about 300: TPM binds), each call reaching the provider up to 200 ms late.",
+    provider: { quota: { rpm: 600, tpm: 100_000 }, window: "bucket", dialect: "openai" },
+    arrival: { maxMs: 200, seed: 14 },
+    told: { rpm: 600, tpm: 100_000 },
+    clients: 3,
+    jobs: roundRobin(1_800, 180_000),
+    columns: ["429s per call"],
   },
 ];
