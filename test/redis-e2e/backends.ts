@@ -25,10 +25,14 @@ function closedAfterEach(): (limiter: Limiter) => Limiter {
   };
 }
 
-/** The default: buckets in the limiter's own memory. */
+/**
+ * The default: buckets in the limiter's own memory. The suite holds both stores
+ * to the same timings, and the Redis store's scripts do not model arrival
+ * delays yet (the Redis issue): here calls are taken to arrive at once.
+ */
 export function memoryBackend(): Backend {
   const track = closedAfterEach();
-  return { name: "memory store", limiter: async (options) => track(new Limiter(options)) };
+  return { name: "memory store", limiter: async (options) => track(new Limiter({ arrivalDelayMs: 0, ...options })) };
 }
 
 /** A Redis backend that can also put several limiters on one key. */
