@@ -15,17 +15,9 @@ import { classifyFailure } from "./retry-hints.js";
 import { retryPolicy } from "./retry.js";
 import { runAdmitted, type RunHost, type RunPlan } from "./run.js";
 import { SharedAdmission } from "./shared-admission.js";
+import { StartupProbe } from "./startup-probe.js";
 import { Alarm } from "./timer.js";
 import { Waiter, WaiterTerms } from "./waiter.js";
-
-/** Calls sent at start-up before anything is heard of the key: a drained key costs this many 429s. */
-const PROBE_CALLS = 4;
-/**
- * The longest the rest of a start-up burst waits for the probe's first answer.
- * A key partly drained answers the probe's calls with success, so only a
- * response's headers tell how much is left: a call's latency, a few seconds at most.
- */
-const PROBE_MAX_MS = 5_000;
 
 /** `run` without options: shared, so the common call allocates no plan. */
 const PLAIN_RUN: RunPlan = { refundOnError: false, retry: undefined, signal: undefined };
@@ -78,14 +70,8 @@ export class Limiter {
   private pumping = false;
   /** No admission at all before this monotonic time (a 429 whose limit type is unknown, or the start-up probe). */
   private pausedUntil = 0;
-  /**
-   * At start-up the key may have just been drained (a restart in a rolling
-   * deploy): only a few calls go before the first response (or a release)
-   * says how it stands. Admissions left; `undefined` once it is over.
-   */
-  private probeLeft: number | undefined;
-  /** When the probe's pause ends (0 until its allowance is spent). */
-  private probeHold = 0;
+  /** Set until the first news of the key at start-up. */
+  private probe: StartupProbe | undefined;
   private idleResolvers: (() => void)[] = [];
   private readonly host: ReservationHost = {
     // Only into the dimension the reservation was charged on, not one re-added under its name.
@@ -119,7 +105,7 @@ export class Limiter {
     this.maxQueue = resolved.maxQueue;
     this.maxWaitMs = resolved.maxWaitMs;
     // A shared store knows how the key stands; a caller that set `initial` said how it does.
-    if (!resolved.store && options.initial === undefined) this.probeLeft = PROBE_CALLS;
+    if (!resolved.store && options.initial === undefined) this.probe = new StartupProbe();
     this.warn = resolved.onWarning;
     this.limits = resolved.limits;
     this.provider = resolved.provider;
@@ -360,18 +346,13 @@ export class Limiter {
     return this.store.take(estimate, now) ? this.admit(estimate, signal, now, refundable) : undefined;
   }
 
-  /** The probe's allowance is spent: the rest wait for news of the key, for a while. */
-  private holdForProbe(now: number): void {
-    this.probeHold = now + PROBE_MAX_MS;
-    this.pausedUntil = Math.max(this.pausedUntil, this.probeHold);
-  }
-
   /** News of the key (headers, or a call done): the start-up probe is over. */
   private endProbe(): void {
-    if (this.probeLeft === undefined) return;
-    this.probeLeft = undefined;
+    if (!this.probe) return;
+    const { hold } = this.probe;
+    this.probe = undefined;
     // A 429's pause that outlasts the probe's stands.
-    if (this.pausedUntil === this.probeHold) this.pausedUntil = 0;
+    if (hold !== 0 && this.pausedUntil === hold) this.pausedUntil = 0;
   }
 
   private paused(): boolean {
@@ -382,7 +363,7 @@ export class Limiter {
   }
 
   private admit(estimate: Estimate, signal: AbortSignal | undefined, now: number, refundable: boolean, storeMarks?: readonly number[], lease?: string): Reservation {
-    if (this.probeLeft !== undefined && --this.probeLeft === 0) this.holdForProbe(now);
+    if (this.probe) this.pausedUntil = Math.max(this.pausedUntil, this.probe.admitted(now));
     this.inFlight++;
     if (refundable) this.refundableInFlight++;
     return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions, now, this.split, refundable, storeMarks, lease);
