@@ -7,6 +7,7 @@ export {
   WaitTimeoutError,
   LimiterClosedError,
   ReservationReleasedError,
+  type WaitContext,
 } from "./errors.js";
 export type { Clock } from "./clock.js";
 export type {
