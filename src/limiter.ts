@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from "./abort-fanout.js";
 import type { Clock } from "./clock.js";
 import { checkMaxWaitMs, resolveOptions } from "./config.js";
 import { amountProblem, buildBudget, costOf, mergeLimits, needsSplitEstimate, type Budget, type Dimension } from "./dimensions.js";
@@ -393,7 +394,7 @@ export class Limiter {
     if (signal || maxWaitMs !== Infinity || notBefore > 0) {
       const terms = (waiter.terms = new WaiterTerms(waiter, signal, maxWaitMs, this.abandon));
       terms.notBefore = notBefore;
-      signal?.addEventListener("abort", terms);
+      if (signal) subscribe(signal, terms);
       if (maxWaitMs !== Infinity) {
         terms.deadline = this.clock.now() + maxWaitMs;
         this.deadlines.push(terms);
@@ -484,7 +485,7 @@ export class Limiter {
     if (this.queue.size === 0) for (const meter of this.meters) meter.queued = 0; // no float drift left behind
     const terms = waiter.terms;
     if (!terms) return;
-    terms.signal?.removeEventListener("abort", terms);
+    if (terms.signal) unsubscribe(terms.signal, terms);
     if (terms.heapIndex >= 0) {
       const wasEarliest = terms === this.deadlines.earliest;
       this.deadlines.remove(terms);

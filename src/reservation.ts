@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe, type AbortSubscriber } from "./abort-fanout.js";
 import { amountProblem, costOf, type Dimension } from "./dimensions.js";
 import { ReservationReleasedError } from "./errors.js";
 import type { HeaderInput, RateLimitView } from "./headers/types.js";
@@ -69,12 +70,15 @@ export interface ReservationHost {
  * listener to the signal they are given and may never remove it (openai-node
  * does not): on a signal of its own, that listener goes with the call.
  */
-class CallController extends AbortController {
+class CallController extends AbortController implements AbortSubscriber {
+  abortPrev: AbortSubscriber | undefined = undefined;
+  abortNext: AbortSubscriber | undefined = undefined;
+
   constructor(private readonly caller: AbortSignal | undefined) {
     super();
   }
 
-  /** The caller's signal aborted (this object is its listener: no closure). */
+  /** The caller's signal aborted (this object hears it through the signal's one listener: no closure). */
   handleEvent(): void {
     this.abort(this.caller?.reason);
   }
@@ -188,7 +192,7 @@ export class Reservation implements SyncOrigin {
       this.call = new CallController(caller);
       if (caller?.aborted) this.call.abort(caller.reason);
       // Removed on release: after it, the caller's aborts no longer concern this call.
-      else if (!this.done) caller?.addEventListener("abort", this.call);
+      else if (caller && !this.done) subscribe(caller, this.call);
     }
     return this.call.signal;
   }
@@ -224,7 +228,7 @@ export class Reservation implements SyncOrigin {
   release(): void {
     if (this.done) return;
     this.done = true;
-    if (this.call) this.callerSignal?.removeEventListener("abort", this.call);
+    if (this.call && this.callerSignal) unsubscribe(this.callerSignal, this.call);
     const n = this.meters.length;
     for (let i = 0; i < n; i++) this.meters[i]!.held -= this.books[n + i]!;
     this.host.released(this.lease, this.refundable);

@@ -1,3 +1,4 @@
+import type { AbortSubscriber } from "./abort-fanout.js";
 import type { Estimate } from "./options.js";
 import type { DeadlineEntry, LinkedEntry } from "./queue.js";
 import type { Reservation } from "./reservation.js";
@@ -15,12 +16,14 @@ function capture(resolve: (reservation: Reservation) => void, reject: (reason: u
  * Kept apart from {@link Waiter} so that a plain queued request stays small.
  * It is also the waiter's abort listener (an EventListenerObject: no closure).
  */
-export class WaiterTerms implements DeadlineEntry {
+export class WaiterTerms implements DeadlineEntry, AbortSubscriber {
   /** Monotonic ms by which the waiter must be admitted; `Infinity` for none. */
   deadline = Infinity;
   heapIndex = -1;
   /** A retry waits at the head until this monotonic time. */
   notBefore = 0;
+  abortPrev: AbortSubscriber | undefined = undefined;
+  abortNext: AbortSubscriber | undefined = undefined;
 
   constructor(
     readonly waiter: Waiter,

@@ -107,3 +107,44 @@ describe("a queued waiter's listener on the caller's signal is removed on every 
     holder.release();
   });
 });
+
+describe("one caller signal shared by many requests", () => {
+  it("carries one listener however many wait or run on it, reaches every one on abort, and none once they are done", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      const shutdown = new AbortController();
+      const limiter = new Limiter({ rpm: 50, initial: "full" });
+      const running = await Promise.all(Array.from({ length: 50 }, () => limiter.acquire(0, { signal: shutdown.signal })));
+      const signals = running.map((r) => r.signal);
+      const queued = Array.from({ length: 500 }, () => limiter.acquire(0, { signal: shutdown.signal }).catch((e: unknown) => e));
+      expect(listeners(shutdown.signal)).toBe(1);
+      const reason = new Error("shutting down");
+      shutdown.abort(reason);
+      expect(signals.every((s) => s.aborted && s.reason === reason)).toBe(true);
+      expect((await Promise.all(queued)).every((e) => e === reason)).toBe(true);
+      expect(limiter.snapshot().queued).toBe(0);
+      for (const r of running) r.release();
+      expect(listeners(shutdown.signal)).toBe(0);
+      await time.timers.tickAsync(0);
+      expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
+  it("takes the one listener off when the last request leaves, aborted or not", async () => {
+    const caller = new AbortController();
+    const limiter = new Limiter({ rpm: 1, initial: "empty" });
+    const first = limiter.acquire(0, { signal: caller.signal, maxWaitMs: 1_000 }).catch((e: unknown) => e);
+    const second = limiter.acquire(0, { signal: caller.signal }).catch((e: unknown) => e);
+    expect(listeners(caller.signal)).toBe(1);
+    await time.timers.tickAsync(1_000);
+    await first;
+    expect(listeners(caller.signal)).toBe(1);
+    limiter.close();
+    await second;
+    expect(listeners(caller.signal)).toBe(0);
+  });
+});
