@@ -69,7 +69,7 @@ export class Limiter {
   private refundableInFlight = 0;
   private closed = false;
   private pumping = false;
-  /** No admission at all before this monotonic time (a 429 whose limit type is unknown, or the start-up probe). */
+  /** No admission at all before this monotonic time (a 429 whose limit type is unknown). */
   private pausedUntil = 0;
   /** Set until the first news of the key at start-up. */
   private probe: StartupProbe | undefined;
@@ -106,7 +106,7 @@ export class Limiter {
     this.maxQueue = resolved.maxQueue;
     this.maxWaitMs = resolved.maxWaitMs;
     // A shared store knows how the key stands; a caller that set `initial` said how it does.
-    if (!resolved.store && options.initial === undefined) this.probe = new StartupProbe();
+
     this.warn = resolved.onWarning;
     this.limits = resolved.limits;
     this.provider = resolved.provider;
@@ -125,7 +125,13 @@ export class Limiter {
         answered: () => this.deadlineAlarm.set(this.deadlines.earliest?.deadline ?? Infinity),
       });
     }
-    this.store = this.shared ?? new MemoryStore(this.clock, resolved.initialFraction, resolved.arrivalDelayMs);
+    if (this.shared) this.store = this.shared;
+    else {
+      const memory = new MemoryStore(this.clock, resolved.initialFraction, resolved.arrivalDelayMs);
+      this.store = memory;
+      // A shared store knows how the key stands; a caller that set `initial` said how it does.
+      if (options.initial === undefined) this.probe = new StartupProbe(memory);
+    }
     this.headAlarm = new Alarm(this.clock, () => this.pump());
     this.deadlineAlarm = new Alarm(this.clock, () => this.expire());
     this.apply(this.learned.merge(budget));
@@ -344,16 +350,15 @@ export class Limiter {
     }
     if (this.queue.size > 0 || this.paused()) return undefined;
     const now = this.clock.now();
+    if (this.probe?.expired(now)) this.endProbe();
     return this.store.take(estimate, now) ? this.admit(estimate, signal, now, refundable) : undefined;
   }
 
-  /** News of the key (headers, or a call done): the start-up probe is over. */
+  /** News of the key (headers, or a call done), or none in time: the start-up probe is over. */
   private endProbe(): void {
     if (!this.probe) return;
-    const { hold } = this.probe;
+    this.probe.end();
     this.probe = undefined;
-    // A 429's pause that outlasts the probe's stands.
-    if (hold !== 0 && this.pausedUntil === hold) this.pausedUntil = 0;
   }
 
   private paused(): boolean {
@@ -364,7 +369,7 @@ export class Limiter {
   }
 
   private admit(estimate: Estimate, signal: AbortSignal | undefined, now: number, refundable: boolean, storeMarks?: readonly number[], lease?: string): Reservation {
-    if (this.probe) this.pausedUntil = Math.max(this.pausedUntil, this.probe.admitted(now));
+    this.probe?.admitted(now);
     this.inFlight++;
     if (refundable) this.refundableInFlight++;
     return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions, now, this.split, refundable, storeMarks, lease);
@@ -452,6 +457,7 @@ export class Limiter {
     try {
       for (let head = this.queue.head; head; head = this.queue.head) {
         const now = this.clock.now();
+        if (this.probe?.expired(now)) this.endProbe();
         if (this.paused() || head.notBefore > now || !this.store.take(head.estimate, now)) {
           this.scheduleHead(head);
           return;
@@ -474,8 +480,9 @@ export class Limiter {
   private scheduleHead(head: Waiter): void {
     const now = this.clock.now();
     const hold = Math.max(this.pausedUntil, head.notBefore);
-    // Infinity: only a concurrency slot is missing, and a release will pump.
-    this.headAlarm.set(hold > now ? hold : now + this.store.blocker(head.estimate).waitMs);
+    // Infinity: only a concurrency slot is missing, and a release will pump. A probe's hold ends on its own too.
+    const at = hold > now ? hold : now + this.store.blocker(head.estimate).waitMs;
+    this.headAlarm.set(this.probe ? Math.min(at, this.probe.holdEnds) : at);
   }
 
   private dequeue(waiter: Waiter): void {

@@ -1,29 +1,45 @@
-/** Calls sent at start-up before anything is heard of the key: a drained key costs this many 429s. */
+import type { MemoryStore } from "./store/memory.js";
+
+/** Calls sent at start-up before anything is heard of the key: a drained key costs about this many 429s. */
 const PROBE_CALLS = 4;
 
 /**
- * The longest the rest of a start-up burst waits for the probe's first answer.
- * A key partly drained answers the probe's calls with success, so only a
- * response's headers tell how much is left: a call's latency, a few seconds at most.
+ * The longest the burst is held back waiting for the probe's first answer. A
+ * key partly drained answers the probe's calls with success, so only a
+ * response's headers tell how much is left: a call's latency, seconds at most.
  */
 const PROBE_MAX_MS = 5_000;
 
 /**
  * A new process cannot tell a fresh key from one its predecessor just drained
- * (a restart in a rolling deploy): only a few calls go before the first
- * response (or a finished call) says how the key stands; the rest of a
- * start-up burst waits for it, a while at most.
+ * (a restart in a rolling deploy). It sends a few calls; then, until the
+ * first response (or finished call) says how the key stands, it admits only
+ * what refills: the start-up burst waits for news, the rate does not (a full
+ * bucket would lose that refill anyway), so a fresh key loses next to nothing
+ * and a drained one costs a handful of 429s, whose headers then pause admission.
  */
 export class StartupProbe {
-  /** Admissions left before the hold. */
+  /** Admissions left before the burst is held back. */
   private left = PROBE_CALLS;
-  /** When the hold ends, once the allowance is spent (0 before): for the caller to lift when news of the key comes. */
-  hold = 0;
+  /** When the hold gives up waiting for news (Infinity until it begins). */
+  holdEnds = Infinity;
 
-  /** An admission at `now`: the time admission must pause until once the allowance is spent, else 0. */
-  admitted(now: number): number {
-    if (--this.left !== 0) return 0;
-    this.hold = now + PROBE_MAX_MS;
-    return this.hold;
+  constructor(private readonly store: MemoryStore) {}
+
+  /** An admission at `now`: the last of the probe's calls holds the burst back. */
+  admitted(now: number): void {
+    if (--this.left !== 0) return;
+    this.store.holdFloors();
+    this.holdEnds = now + PROBE_MAX_MS;
+  }
+
+  /** Whether no news came within the hold's time: the probe should end anyway. */
+  expired(now: number): boolean {
+    return now >= this.holdEnds;
+  }
+
+  /** News of the key (or none in time): the whole level is admissible again. */
+  end(): void {
+    if (this.left <= 0) this.store.releaseFloors();
   }
 }

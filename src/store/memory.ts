@@ -27,6 +27,8 @@ interface Bucket extends BucketShape, BucketState {
   window: FixedWindow | undefined;
   /** Admitted draws that may not have reached the provider; `undefined` when calls arrive at once. */
   unseen: UnseenDraws | undefined;
+  /** What admission leaves untouched while the start-up probe holds the burst back (0: none). */
+  floor: number;
 }
 
 /** A fixed window's timing: nothing refills until `resetAt`, then the level is the whole capacity again. */
@@ -60,7 +62,7 @@ export class MemoryStore implements Store {
       if (kept?.dimension.unit !== dimension.unit) {
         const level = dimension.capacity * this.initialFraction;
         const unseen = this.arrivalDelayMs > 0 ? new UnseenDraws(this.arrivalDelayMs) : undefined;
-        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own: undefined, share: 1, pausedUntil: 0, window: undefined, unseen };
+        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own: undefined, share: 1, pausedUntil: 0, window: undefined, unseen, floor: 0 };
       }
       // Refill the elapsed time at the old rate before the new shape applies.
       refill(kept, now);
@@ -85,7 +87,7 @@ export class MemoryStore implements Store {
       const bucket = buckets[i]!;
       const cost = costOf(bucket.dimension.unit, estimate);
       refill(bucket, now);
-      if (!covers(bucket.level, cost) || (cost > 0 && bucket.pausedUntil > now)) return false;
+      if (!covers(bucket.level - bucket.floor, cost) || (cost > 0 && bucket.pausedUntil > now)) return false;
     }
     for (let i = 0; i < buckets.length; i++) {
       const bucket = buckets[i]!;
@@ -106,7 +108,9 @@ export class MemoryStore implements Store {
       const cost = costOf(bucket.dimension.unit, estimate);
       if (bucket.unseen) refill(bucket, now);
       const paused = cost > 0 ? bucket.pausedUntil - now : 0;
-      const refilled = bucket.unseen ? msUntilCoveredUnseen(bucket, bucket.unseen, now, cost) : msUntilCovered(bucket, bucket, now, cost);
+      // Held back by the start-up probe, the level must refill past its floor as well.
+      const needed = cost + bucket.floor;
+      const refilled = bucket.unseen ? msUntilCoveredUnseen(bucket, bucket.unseen, now, needed) : msUntilCovered(bucket, bucket, now, needed);
       const wait = Math.max(bucket.window && refilled > 0 ? bucket.window.resetAt - now : refilled, paused);
       if (wait > waitMs) {
         waitMs = wait;
@@ -199,6 +203,24 @@ export class MemoryStore implements Store {
     refill(bucket, this.clock.now());
     bucket.window = undefined;
     bucket.limit = refillRate(bucket);
+  }
+
+  /**
+   * The start-up probe has sent its calls: until {@link releaseFloors}, admission
+   * leaves every level where it is now and takes only what refills above it. The
+   * burst waits for news of the key; the rate goes on (the refill a full bucket would lose).
+   */
+  holdFloors(): void {
+    const now = this.clock.now();
+    for (const bucket of this.buckets) {
+      refill(bucket, now);
+      bucket.floor = Math.max(0, bucket.level);
+    }
+  }
+
+  /** News of the key: the whole level is admissible again. */
+  releaseFloors(): void {
+    for (const bucket of this.buckets) bucket.floor = 0;
   }
 
   pause(name: string, until: number): void {
