@@ -13,7 +13,7 @@ export interface SharedHost {
   admit(waiter: Waiter, marks: readonly number[] | undefined, lease: string | undefined): void;
   /** The head's booking falls after its deadline: reject it now. */
   late(waiter: Waiter, dimension: string, waitMs: number): void;
-  /** The store refused the head's call for good (see `SharedStore.isFinal`): reject it with `error` now. */
+  /** The store refused for good (see `SharedStore.isFinal`) a call that `waiter` waits on: reject it with `error` now. */
   fail(waiter: Waiter, error: unknown): void;
   /** Look at the head again (after a missing slot, or to probe a store that was down). */
   pump(): void;

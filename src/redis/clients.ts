@@ -30,8 +30,11 @@ export function scriptClient(client: RedisClient): RedisScriptClient {
   );
 }
 
+/** What was passed instead, for the error: `undefined`, `a Map`, `an object with keys get, set`. */
 function describe(value: unknown): string {
   if (typeof value !== "object" || value === null) return String(value);
   const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-  return typeof name === "string" && name !== "Object" ? `a ${name}` : "an object without them";
+  if (typeof name === "string" && name !== "Object") return `a ${name}`;
+  const keys = Object.keys(value);
+  return keys.length === 0 ? "an empty object" : `an object with keys ${keys.slice(0, 5).join(", ")}`;
 }

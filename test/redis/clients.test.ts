@@ -100,7 +100,8 @@ describe("raw clients are told by their shape (no server)", () => {
   it.each([
     ["nothing", undefined, /got undefined/],
     ["a string", "redis://localhost", /got redis:\/\/localhost/],
-    ["an empty object", {}, /got an object without them/],
+    ["an empty object", {}, /got an empty object/],
+    ["a promise of a client", { then: (): null => null }, /got an object with keys then/],
     ["a Map", new Map(), /got a Map/],
     ["an adapter with a non-function isReady", { evalsha: (): null => null, eval: (): null => null, isReady: true }, /RedisScriptClient/],
     ["a client with only evalsha", { evalsha: (): null => null, isCluster: false }, /ioredis Redis or Cluster/],
