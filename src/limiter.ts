@@ -111,16 +111,18 @@ export class Limiter {
     this.limits = resolved.limits;
     this.provider = resolved.provider;
     if (resolved.store) {
+      const fail = (waiter: Waiter, error: unknown): void => {
+        this.dequeue(waiter);
+        waiter.reject(error);
+        this.afterRemoval(true);
+      };
       this.shared = new SharedAdmission(resolved.store, this.clock, resolved.initialFraction, resolved.arrivalDelayMs, this.warn, {
         admit: (waiter, marks, lease) => {
           this.dequeue(waiter);
           waiter.resolve(this.admit(waiter.estimate, waiter.signal, this.clock.now(), waiter.refundable, marks, lease));
         },
-        late: (waiter, dimension, waitMs) => {
-          this.dequeue(waiter);
-          waiter.reject(this.waitTimeout(dimension, waitMs, waiter.maxWaitMs));
-          this.afterRemoval(true);
-        },
+        late: (waiter, dimension, waitMs) => fail(waiter, this.waitTimeout(dimension, waitMs, waiter.maxWaitMs)),
+        fail,
         pump: () => this.pump(),
         answered: () => this.deadlineAlarm.set(this.deadlines.earliest?.deadline ?? Infinity),
       });

@@ -13,6 +13,8 @@ export interface SharedHost {
   admit(waiter: Waiter, marks: readonly number[] | undefined, lease: string | undefined): void;
   /** The head's booking falls after its deadline: reject it now. */
   late(waiter: Waiter, dimension: string, waitMs: number): void;
+  /** The store refused for good (see `SharedStore.isFinal`) a call that `waiter` waits on: reject it with `error` now. */
+  fail(waiter: Waiter, error: unknown): void;
   /** Look at the head again (after a missing slot, or to probe a store that was down). */
   pump(): void;
   /** A booking was answered: deadlines held back while it was on its way may now be judged. */
@@ -145,7 +147,7 @@ export class SharedAdmission implements Store {
     this.flush();
     this.store.book(this.layout, costs).then(
       (booking) => this.answer(() => this.onBooked(batch, booking)),
-      (error: unknown) => this.answer(() => this.onFailure(error)),
+      (error: unknown) => this.answer(() => this.onFailure(batch, error)),
     );
   }
 
@@ -351,6 +353,11 @@ export class SharedAdmission implements Store {
         else this.alarm.set(this.clock.now() + Math.min(retryMs, SLOT_POLL_MAX_MS));
       },
       (error: unknown) => {
+        if (this.isFinal(error)) {
+          // Leaving the queue gives its booking back.
+          if (this.due === due) this.host.fail(due.waiter, error);
+          return;
+        }
         // The booking stands: it keeps waiting for a lease.
         this.markDown(error);
         if (this.due === due) this.alarm.set(this.downUntil);
@@ -402,22 +409,31 @@ export class SharedAdmission implements Store {
   }
 
   /**
-   * A booking call failed: the store counts as down until a backoff passes.
-   * Nothing of the batch is known taken, so those of its waiters still queued
-   * are served, in order, as the failure policy says.
+   * A booking call failed. When retrying cannot cure it, the waiters it
+   * carried reject with its error, whatever the failure policy. Otherwise the
+   * store counts as down until a backoff passes; nothing of the batch is known
+   * taken, so those of its waiters still queued are served, in order, as the
+   * failure policy says.
    */
-  private onFailure(error: unknown): void {
-    this.markDown(error);
+  private onFailure({ queued }: Batch, error: unknown): void {
+    if (this.isFinal(error)) for (const waiter of [...queued]) this.host.fail(waiter, error);
+    else this.markDown(error);
     this.host.pump();
   }
 
   private onWriteFailure(error: unknown): void {
+    // A refused write is a bug to see, not an outage to wait out.
+    if (this.isFinal(error)) this.warn(asError(error));
     // Lost writes heal: leases expire and header sync corrects levels.
-    this.markDown(error);
+    else this.markDown(error);
+  }
+
+  private isFinal(error: unknown): boolean {
+    return this.store.isFinal?.(error) === true;
   }
 
   private markDown(error: unknown): void {
-    if (this.failures === 0) this.warn(error instanceof Error ? error : new Error(String(error)));
+    if (this.failures === 0) this.warn(asError(error));
     this.failures++;
     this.downUntil = this.clock.now() + Math.min(OUTAGE_MAX_MS, OUTAGE_FIRST_MS * 2 ** (this.failures - 1));
   }
@@ -458,4 +474,8 @@ export class SharedAdmission implements Store {
     if (this.renewTimer !== undefined) clearInterval(this.renewTimer);
     this.renewTimer = undefined;
   }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

@@ -1,10 +1,12 @@
 /**
- * The two commands the store needs from a Redis client. Build one with
- * {@link ioredis} or {@link nodeRedis}, or write your own for another client.
+ * The two commands the store needs from a Redis client: an adapter for a
+ * client `RedisStore` does not take as it is. Build one with {@link ioredis}
+ * or {@link nodeRedis}, or write your own.
  *
  * Both resolve with the script's reply. A rejection whose message starts with a
  * Redis error code (`NOSCRIPT …`, `ERR …`, as both clients report server
- * errors) is taken as a server reply; any other rejection as a connection problem.
+ * errors) is taken as a server reply (see `StoreReplyError`); any other
+ * rejection as a connection problem.
  */
 export interface RedisScriptClient {
   /** `EVALSHA sha1 numkeys ...keys ...args`. */

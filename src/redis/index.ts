@@ -2,6 +2,7 @@
 export { RedisStore } from "./store.js";
 export type { RedisStoreOptions } from "./options.js";
 export type { RedisScriptClient } from "./client.js";
-export { ioredis, type IoredisLike } from "./ioredis.js";
+export type { RedisClient } from "./clients.js";
+export { ioredis, type IoredisClient, type IoredisLike } from "./ioredis.js";
 export { nodeRedis, type NodeRedisLike, type NodeRedisEvalOptions } from "./node-redis.js";
-export { StoreUnavailableError } from "./errors.js";
+export { StoreReplyError, StoreUnavailableError } from "./errors.js";

@@ -8,7 +8,20 @@ export interface IoredisLike {
   eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
 }
 
-/** Adapts an `ioredis` client (`new Redis(...)` or `new Cluster(...)`) for `RedisStore`. */
+/**
+ * An `ioredis` `Redis` or `Cluster` as it is. Both say which they are in
+ * `isCluster`, which tells them apart from an adapter: the methods have the
+ * same names and take other arguments.
+ */
+export interface IoredisClient extends IoredisLike {
+  readonly isCluster: boolean;
+}
+
+/**
+ * Adapts a client shaped like `ioredis` for `RedisStore`. An `ioredis` `Redis`
+ * or `Cluster` needs none (`RedisStore` takes it as it is); this is for
+ * clients that copy its interface without its `isCluster`.
+ */
 export function ioredis(client: IoredisLike): RedisScriptClient {
   return {
     evalsha: (sha1, keys, args) => client.evalsha(sha1, keys.length, ...keys, ...args),

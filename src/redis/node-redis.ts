@@ -16,7 +16,11 @@ export interface NodeRedisLike {
   eval(script: string, options: NodeRedisEvalOptions): Promise<unknown>;
 }
 
-/** Adapts a connected node-redis client (`createClient(...)`, `createCluster(...)`) for `RedisStore`. */
+/**
+ * Adapts a client shaped like node-redis for `RedisStore`. `RedisStore` takes
+ * a node-redis client or cluster (`createClient(...)`, `createCluster(...)`)
+ * as it is: any object with `evalSha` and `eval`.
+ */
 export function nodeRedis(client: NodeRedisLike): RedisScriptClient {
   return {
     evalsha: (sha1, keys, args) => client.evalSha(sha1, { keys: [...keys], arguments: [...args] }),

@@ -2,11 +2,17 @@ import { positive } from "../dimensions.js";
 import { MAX_TIMEOUT_MS } from "../timer.js";
 import { checkFailurePolicy, type StoreFailurePolicy } from "../store/shared.js";
 import type { RedisScriptClient } from "./client.js";
+import { scriptClient, type RedisClient } from "./clients.js";
 
 /** Options of `RedisStore`. */
 export interface RedisStoreOptions {
-  /** The Redis connection, through an adapter: `ioredis(client)` or `nodeRedis(client)`. */
-  readonly client: RedisScriptClient;
+  /**
+   * The Redis connection: an `ioredis` `Redis` or `Cluster`, or a node-redis
+   * client or cluster (`createClient`, `createCluster`), as it is; for another
+   * client, an adapter (a {@link RedisScriptClient}). The store does not close
+   * it: `quit()` it after closing the limiters that use it.
+   */
+  readonly client: RedisClient;
   /**
    * Names the quota this store meters, e.g. `"openai:proj-a:gpt-4o"`: every
    * process using the same key shares its buckets. Redis keys `{<key>}:b` and
@@ -57,10 +63,8 @@ function duration(what: string, value: number): number {
 
 /** Applies defaults; throws TypeError/RangeError on bad options. */
 export function resolveOptions(options: RedisStoreOptions): ResolvedRedisStoreOptions {
-  const { client, key, timeoutMs = 250, leaseMs = 60_000, onError = "fail-closed" } = options;
-  if (typeof client?.evalsha !== "function" || typeof client.eval !== "function") {
-    throw new TypeError("client must be an adapter: ioredis(client) or nodeRedis(client)");
-  }
+  const { key, timeoutMs = 250, leaseMs = 60_000, onError = "fail-closed" } = options;
+  const client = scriptClient(options.client);
   // An empty key would make an empty hash tag, and Cluster would hash the two keys apart.
   if (typeof key !== "string" || key.length === 0) throw new TypeError(`key must be a non-empty string, got ${String(key)}`);
   checkFailurePolicy(onError);

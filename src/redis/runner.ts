@@ -35,7 +35,7 @@ export class ScriptRunner {
         return await this.load(script, keys, args);
       }
     } catch (error) {
-      const failure = storeError(error);
+      const failure = storeError(error, keys);
       // A server that went away may come back with an empty script cache.
       if (failure instanceof StoreUnavailableError) this.loaded.clear();
       throw failure;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Booking, SharedLayout, SharedStore, StoreFailurePolicy } from "../store/shared.js";
 import { layoutArgs, num, perDimension } from "./args.js";
+import { StoreReplyError } from "./errors.js";
 import { resolveOptions, type RedisStoreOptions } from "./options.js";
 import { number, strings } from "./reply.js";
 import { ScriptRunner } from "./runner.js";
@@ -11,7 +12,8 @@ import { scripts } from "./scripts/index.js";
  * that uses the same `key`. Each method is one script, one round trip, timed
  * by Redis `TIME`. Failing to reach Redis in time rejects with
  * `StoreUnavailableError`; whether a `book` or `adjust` that timed out took
- * effect is then unknown, so neither should be retried blindly.
+ * effect is then unknown, so neither should be retried blindly. An error reply
+ * that retrying cannot cure rejects with `StoreReplyError`.
  */
 export class RedisStore implements SharedStore {
   readonly leaseMs: number;
@@ -26,6 +28,10 @@ export class RedisStore implements SharedStore {
     this.onError = onError;
     this.runner = new ScriptRunner(client, timeoutMs);
     this.keys = [`{${key}}:b`, `{${key}}:c`];
+  }
+
+  isFinal(error: unknown): boolean {
+    return error instanceof StoreReplyError;
   }
 
   async book(layout: SharedLayout, requests: readonly (readonly number[])[]): Promise<Booking> {

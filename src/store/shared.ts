@@ -87,6 +87,13 @@ export interface SharedStore {
   /** What the limiter does while the store is unreachable. Default `"fail-closed"`. */
   readonly onError?: StoreFailurePolicy;
   /**
+   * Whether a rejection is one that retrying cannot cure (the store answered
+   * that the call is wrong, not that it is unavailable): the waiters it
+   * concerns reject with it at once, whatever `onError` says. Without this
+   * method, every rejection counts as the store being unreachable.
+   */
+  isFinal?(error: unknown): boolean;
+  /**
    * Refills every dimension to now, then takes each request's costs (one per
    * dimension) from all of them at once, in order: every request that fits now
    * is admitted, and the first that does not is booked for later, which ends

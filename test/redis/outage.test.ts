@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { ioredis, nodeRedis, RedisStore, StoreUnavailableError } from "../../src/redis/index.js";
-import { ADAPTERS, ADAPTER_NAMES, describeRedis, rawRedis, redisUrl, sleep, type AdapterName, type Connection } from "./helpers.js";
+import { ADAPTERS, ADAPTER_NAMES, sleep, type AdapterName, type Connection } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
 import { redisServerAvailable, startRedisServer } from "./server.js";
 import { bookOne } from "./book-one.js";
@@ -105,23 +105,6 @@ describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("outage without an 
       const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreUnavailableError);
       expect((error as Error).message).toMatch(/did not connect within 300 ms/);
-    } finally {
-      await connection.close();
-    }
-  });
-});
-
-describeRedis.each(ADAPTER_NAMES)("server replies (%s)", (adapter) => {
-  const raw = rawRedis();
-
-  it("passes a script error through as the client's error, not as an outage", async () => {
-    const connection = await ADAPTERS[adapter](redisUrl!);
-    try {
-      const key = `wrongtype:${Math.random()}`;
-      await raw.set(`{${key}}:b`, "not a hash");
-      const error: unknown = await bookOne(new RedisStore({ client: connection.client, key }), rpm, [1]).catch((e: unknown) => e);
-      expect(error).not.toBeInstanceOf(StoreUnavailableError);
-      expect((error as Error).message).toMatch(/^WRONGTYPE /);
     } finally {
       await connection.close();
     }

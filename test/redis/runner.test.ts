@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LimiterError } from "../../src/errors.js";
-import { ioredis, nodeRedis, RedisStore, StoreUnavailableError } from "../../src/redis/index.js";
+import { ioredis, nodeRedis, RedisStore, StoreReplyError, StoreUnavailableError } from "../../src/redis/index.js";
 import { fakeClient, never } from "./fake-client.js";
 import { dim, layout } from "./layouts.js";
 import { bookOne } from "./book-one.js";
@@ -74,10 +74,28 @@ describe("errors and timeouts (no server)", () => {
     await expect(bookOne(store, rpm, [1])).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
-  it("passes other server replies through: a script error is a bug to see, not an outage", async () => {
-    const reply = new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
-    const { store } = storeAnswering(() => Promise.reject(reply));
-    await expect(bookOne(store, rpm, [1])).rejects.toBe(reply);
+  it.each(["BUSY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "OOM", "MISCONF", "NOREPLICAS"])("takes a %s reply for the store being unavailable", async (code) => {
+    const cause = new Error(`${code} not now`);
+    const { store } = storeAnswering(() => Promise.reject(cause));
+    const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(store.isFinal(error)).toBe(false);
+  });
+
+  it.each([
+    ["WRONGTYPE", "WRONGTYPE Operation against a key holding the wrong kind of value"],
+    ["ERR", "ERR value is not an integer or out of range"],
+    ["ERR", "ERR user_script:1: Script attempted to access nonexistent global variable 'x'"],
+    ["NOPERM", "NOPERM this user has no permissions to run the 'evalsha' command"],
+    ["CROSSSLOT", "CROSSSLOT Keys in request don't hash to the same slot"],
+  ])("rejects with StoreReplyError on a %s reply: retrying cannot cure it", async (replyCode, reply) => {
+    const cause = new Error(reply);
+    const { store } = storeAnswering(() => Promise.reject(cause));
+    const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreReplyError);
+    expect(error).toBeInstanceOf(LimiterError);
+    expect(error).toMatchObject({ code: "STORE_REPLY", name: "StoreReplyError", reply, replyCode, keys: ["{k}:b", "{k}:c"], cause });
+    expect(store.isFinal(error)).toBe(true);
   });
 
   it("sends EVAL until the script ran, then EVALSHA; answers NOSCRIPT with EVAL of the same script, keys and args", async () => {
