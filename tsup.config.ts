@@ -1,15 +1,24 @@
 import { defineConfig } from "tsup";
 
-export default defineConfig({
-  entry: { index: "src/index.ts", testing: "src/testing/index.ts", redis: "src/redis/index.ts" },
-  format: ["esm", "cjs"],
-  dts: true,
+const shared = {
   target: "node20",
   platform: "node",
-  clean: true,
   sourcemap: true,
-  splitting: true,
   treeshake: true,
   // Error classes recognise each other by name across builds.
   keepNames: true,
-});
+} as const;
+
+export default defineConfig([
+  {
+    ...shared,
+    entry: { index: "src/index.ts", testing: "src/testing/index.ts", redis: "src/redis/index.ts" },
+    format: ["esm", "cjs"],
+    dts: true,
+    // Both builds run at once: leave the CLI's files to the build that writes them.
+    clean: ["!cli.js*"],
+    splitting: true,
+  },
+  // The `llm-limiter` bin: ESM only, no types, one file (the shebang stays on its first line).
+  { ...shared, entry: { cli: "src/cli.ts" }, format: ["esm"], splitting: false },
+]);

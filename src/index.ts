@@ -28,3 +28,5 @@ export * from "./headers/index.js";
 export { classifyFailure } from "./retry-hints.js";
 export type { FailureClass, FailureKind, FailureParts } from "./retry-hints.js";
 export type { RetryOptions } from "./retry.js";
+export { plan } from "./plan/index.js";
+export type { DimensionPlan, Plan, PlanInput } from "./plan/index.js";
