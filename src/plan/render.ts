@@ -33,7 +33,8 @@ export function renderPlan(plan: Plan): string {
     ["binding", plan.binding.reason],
     ...(plan.crossover === undefined ? [] : [["crossover", `${amount(plan.crossover)} tokens a request (tpm / rpm)`]]),
     ["sustainable", `${amount(plan.callsPerMinute)} calls/min`],
-    ["in flight", `${amount(inFlight.calls)} calls, holding ${amount(inFlight.heldTokens)} tokens they will not use (${percent(over.heldShare)} of ${fullest.name})`],
+    // With no latency nothing is held: no budget to name.
+    ["in flight", `${amount(inFlight.calls)} calls, holding ${amount(inFlight.heldTokens)} tokens they will not use${over.heldShare > 0 ? ` (${percent(over.heldShare)} of ${fullest.name})` : ""}`],
     [
       "max_tokens",
       `reserves ${amount(over.factor)}x the answer; full buckets admit ${amount(over.callsAtOnce)} calls at once, ` +
