@@ -293,8 +293,12 @@ export class Limiter {
     return new Promise((resolve) => this.idleResolvers.push(resolve));
   }
 
-  /** Rejects every waiter with `LimiterClosedError` and clears timers; later calls reject too. In-flight calls finish. */
-  close(): void {
+  /**
+   * Rejects every waiter with `LimiterClosedError` and clears timers; later
+   * calls reject too. In-flight calls finish. Resolves once a shared store has
+   * every settle, release and header sync made so far (at once in memory).
+   */
+  close(): Promise<void> {
     this.closed = true;
     for (const waiter of [...this.queue]) {
       this.dequeue(waiter);
@@ -302,8 +306,9 @@ export class Limiter {
     }
     this.headAlarm.clear();
     this.deadlineAlarm.clear();
-    this.shared?.close();
+    const written = this.shared?.close() ?? Promise.resolve();
     this.notifyIdle();
+    return written;
   }
 
   private apply({ dimensions, concurrency }: Budget): void {

@@ -84,6 +84,8 @@ export class SharedAdmission implements Store {
   private readonly policy: StoreFailurePolicy;
   private readonly fallback: MemoryStore | undefined;
   private pending: number[] | undefined;
+  /** Writes sent and not yet answered. */
+  private readonly writes = new Set<Promise<void>>();
 
   constructor(
     private readonly store: SharedStore,
@@ -197,12 +199,12 @@ export class SharedAdmission implements Store {
     }
     this.leases.delete(lease);
     if (this.leases.size === 0) this.stopRenewing();
-    this.store.release(lease).catch((error: unknown) => this.onWriteFailure(error));
+    this.write(this.store.release(lease));
   }
 
   /** No admission with a positive cost anywhere for `ms` from now, in every process. */
   pauseAll(ms: number): void {
-    this.store.pause(this.layout, undefined, ms).catch((error: unknown) => this.onWriteFailure(error));
+    this.write(this.store.pause(this.layout, undefined, ms));
   }
 
   /** Header sync: lowers dimension `name` to `remaining` less what every process booked after `mark`. */
@@ -210,15 +212,19 @@ export class SharedAdmission implements Store {
     const index = this.indexOf(meter.name);
     if (index < 0) return;
     this.mirror.set(meter.name, Math.min(this.mirror.get(meter.name) ?? remaining, remaining));
-    this.store.lower(this.layout, index, remaining, mark).catch((error: unknown) => this.onWriteFailure(error));
+    this.write(this.store.lower(this.layout, index, remaining, mark));
   }
 
-  close(): void {
+  /** Stops booking and renewing; resolves once every settle, release and sync already made is written. */
+  async close(): Promise<void> {
     this.alarm.clear();
     this.stopRenewing();
     const due = this.due;
     this.due = undefined;
     if (due) this.giveBack(due.costs);
+    // Settles wait a microtask to go as one write: send them now.
+    this.flush();
+    await Promise.all(this.writes);
   }
 
   /** Whether the store is failing now (its outage backoff running). */
@@ -260,7 +266,7 @@ export class SharedAdmission implements Store {
     const index = this.indexOf(name);
     if (index < 0) return;
     this.mirror.set(name, Math.min(this.mirror.get(name) ?? level, level));
-    this.store.lower(this.layout, index, level, undefined).catch((error: unknown) => this.onWriteFailure(error));
+    this.write(this.store.lower(this.layout, index, level, undefined));
   }
 
   resync(name: string, level: number): void {
@@ -283,7 +289,7 @@ export class SharedAdmission implements Store {
   pause(name: string, until: number): void {
     const index = this.indexOf(name);
     if (index < 0) return;
-    this.store.pause(this.layout, [index], until - this.clock.now()).catch((error: unknown) => this.onWriteFailure(error));
+    this.write(this.store.pause(this.layout, [index], until - this.clock.now()));
   }
 
   slotsInUse(): number {
@@ -345,7 +351,7 @@ export class SharedAdmission implements Store {
     this.store.lease(this.layout).then(
       ({ lease, retryMs }) => {
         if (this.due !== due) {
-          if (lease !== undefined) this.store.release(lease).catch((error: unknown) => this.onWriteFailure(error));
+          if (lease !== undefined) this.write(this.store.release(lease));
           return;
         }
         this.recovered();
@@ -388,7 +394,7 @@ export class SharedAdmission implements Store {
   /** What a booking took for a waiter that left while it was on its way goes back. */
   private cancel(costs: readonly number[], lease: string | undefined): void {
     this.giveBack(costs);
-    if (lease !== undefined) this.store.release(lease).catch((error: unknown) => this.onWriteFailure(error));
+    if (lease !== undefined) this.write(this.store.release(lease));
   }
 
   private serveDuringOutage(head: Waiter): void {
@@ -419,6 +425,18 @@ export class SharedAdmission implements Store {
     if (this.isFinal(error)) for (const waiter of [...queued]) this.host.fail(waiter, error);
     else this.markDown(error);
     this.host.pump();
+  }
+
+  /** Sends a write and keeps it until answered, so that `close()` can wait for it. */
+  private write(sent: Promise<unknown>): void {
+    const tracked: Promise<void> = sent.then(
+      () => void this.writes.delete(tracked),
+      (error: unknown) => {
+        this.writes.delete(tracked);
+        this.onWriteFailure(error);
+      },
+    );
+    this.writes.add(tracked);
   }
 
   private onWriteFailure(error: unknown): void {
@@ -454,7 +472,7 @@ export class SharedAdmission implements Store {
     const deltas = this.pending;
     this.pending = undefined;
     if (!deltas || deltas.every((d) => d === 0)) return;
-    this.store.adjust(this.layout, deltas).catch((error: unknown) => this.onWriteFailure(error));
+    this.write(this.store.adjust(this.layout, deltas));
   }
 
   private indexOf(name: string): number {
@@ -464,7 +482,7 @@ export class SharedAdmission implements Store {
   private startRenewing(): void {
     if (this.renewTimer !== undefined) return;
     this.renewTimer = setInterval(() => {
-      this.store.renew([...this.leases]).catch((error: unknown) => this.onWriteFailure(error));
+      this.write(this.store.renew([...this.leases]));
     }, Math.max(1, this.store.leaseMs / 3));
     // Renewal serves calls in flight; those keep the process alive themselves.
     this.renewTimer.unref?.();
