@@ -12,7 +12,7 @@ import { alignToRetryHint, syncLevels, syncSharedLevels, yieldShare, type SyncOr
 import { createMeter, Reservation, type Meter, type ReservationHost } from "./reservation.js";
 import { MemoryStore } from "./store/memory.js";
 import type { DimensionSnapshot, Store } from "./store/types.js";
-import { classifyFailure } from "./retry-hints.js";
+import { classifyFailure, type FailureClass } from "./retry-hints.js";
 import { retryPolicy } from "./retry.js";
 import { runAdmitted, type RunHost, type RunPlan } from "./run.js";
 import { SharedAdmission } from "./shared-admission.js";
@@ -218,16 +218,17 @@ export class Limiter {
   private applyView(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): void {
     if (this.closed) return;
     this.endProbe();
+    // A 429, read once: for the windows it may lengthen and for the pause it calls for.
+    const failure = options?.status === 429 ? classifyFailure({ status: 429, headers, body: options.body }, this.parseOptions(options)) : undefined;
     // Headers from an older request never undo what a fresher one said.
     if (origin.seq >= this.learnedSeq) {
       this.learnedSeq = origin.seq;
-      const failure = options?.status === 429 ? classifyFailure({ status: 429, headers, body: options.body }, this.parseOptions(options)) : undefined;
       // A budget learned here starts full: admit only once the levels the view carries are synced.
       if (this.learned.learn(view, { now: this.clock.now(), origin, meters: this.shared ? undefined : this.meterByName, failure })) this.reconfigure(buildBudget(this.limits), false);
     }
     if (this.shared) syncSharedLevels(view, this.meters, this.shared, origin, this.clock.now());
     else syncLevels(view, this.meters, this.store, origin, this.clock.now());
-    if (options?.status === 429) this.rateLimited(headers, options, origin.seq);
+    if (failure) this.rateLimited(failure, origin.seq);
     this.afterRemoval(true);
   }
 
@@ -236,8 +237,7 @@ export class Limiter {
    * names (else on all); with no hint, drain the binding bucket rather than
    * guess a pause. Billing 429s are not about rate and change nothing.
    */
-  private rateLimited(headers: HeaderInput, options: SyncOptions, seq: number): void {
-    const failure = classifyFailure({ status: 429, headers, body: options.body }, this.parseOptions(options));
+  private rateLimited(failure: FailureClass, seq: number): void {
     if (failure.kind !== "rate") return;
     const units = failure.dimension === "requests" ? ["requests"] : failure.dimension === "tokens" ? ["tokens", "input", "output"] : undefined;
     const named = units ? this.meters.filter((m) => units.includes(m.dimension.unit)) : [];

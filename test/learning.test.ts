@@ -1,55 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { Limiter, type LimiterOptions } from "../src/index.js";
 import { createProvider, type ProviderOptions } from "../src/testing/index.js";
+import { burst, type BurstOutcome } from "./burst.js";
 import { useFakeTime } from "./fake-time.js";
 
 const time = useFakeTime();
 
-interface Outcome {
-  /** 429s the provider sent. */
-  rejected: number;
-  /** 429s after the first five successful responses. */
-  rejectedLate: number;
-  /** When each successful call was admitted, ms from the start. */
-  admittedAt: number[];
-}
-
-/** `calls` requests at once through one limiter, retrying 429s as the limiter is told, against the simulator in process. */
-async function burst(quota: ProviderOptions, options: LimiterOptions, calls: number): Promise<Outcome> {
+/** Chat-sized calls (reserving 150, using 90) at once, against a provider answering in 700 ms. */
+function burstOf(quota: ProviderOptions, options: LimiterOptions, calls: number): Promise<BurstOutcome> {
   const provider = createProvider({ ...quota, latencyMs: 700 });
-  const limiter = new Limiter(options);
-  const start = performance.now();
-  const outcome: Outcome = { rejected: 0, rejectedLate: 0, admittedAt: [] };
-  let served = 0;
-  const done = Promise.all(
-    Array.from({ length: calls }, () =>
-      limiter.run(
-        150,
-        async (reservation) => {
-          const admittedAt = performance.now() - start;
-          const res = await provider.call({ prompt: 50, maxTokens: 100, actual: 40 });
-          if (res.status === 429) {
-            outcome.rejected++;
-            if (served >= 5) outcome.rejectedLate++;
-            throw Object.assign(new Error("429"), { status: 429, headers: res.headers, error: res.body.error });
-          }
-          served++;
-          outcome.admittedAt.push(admittedAt);
-          reservation.sync(res.headers);
-          return { value: res, used: 90 };
-        },
-        { retry: { attempts: 20 } },
-      ),
-    ),
-  );
-  await time.timers.tickAsync(30 * 60_000);
-  await done;
-  return outcome;
+  return burst(time.timers, provider, new Limiter(options), calls, { call: { prompt: 50, maxTokens: 100, actual: 40 } });
 }
 
 describe("limits learned from headers", () => {
   it("nothing configured, a burst of three times a high tier's RPM: no 429 (a learned dimension admits nothing before its level is synced)", async () => {
-    const { rejected, admittedAt } = await burst({ rpm: 2_000, tpm: 1_000_000 }, {}, 6_000);
+    const { rejected, admittedAt } = await burstOf({ rpm: 2_000, tpm: 1_000_000 }, {}, 6_000);
     expect(rejected).toBe(0);
     // The oracle: 2,000 at once, then 4,000 at 2,000 a minute; the first takes one response (0.7 s) to learn from.
     expect(Math.max(...admittedAt)).toBeLessThanOrEqual(120_000 + 2_000);
@@ -61,7 +26,7 @@ describe("limits learned from headers", () => {
     // Told the key is fresh, the limiter trusts the configured limit at once: the 30 the provider cannot take get a 429 each.
     ['initial: "full"', { initial: "full" as const }, 30],
   ])("told ten times the real RPM (%s): the first burst's 429s at most, then none, and the real rate within a few responses", async (_, options, firstBurst) => {
-    const { rejected, rejectedLate, admittedAt } = await burst({ rpm: 10 }, { rpm: 100, ...options }, 40);
+    const { rejected, rejectedLate, admittedAt } = await burstOf({ rpm: 10 }, { rpm: 100, ...options }, 40);
     expect(rejected).toBe(firstBurst);
     expect(rejectedLate).toBe(0);
     // The oracle: 10 at once, then one every 6 s: the 40th at 180 s. Within 5%.

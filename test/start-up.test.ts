@@ -1,53 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { Limiter } from "../src/index.js";
-import { createProvider, type SimulatedProvider } from "../src/testing/index.js";
+import { createProvider, seededRandom, type SimulatedProvider } from "../src/testing/index.js";
+import { burst } from "./burst.js";
 import { ARRIVAL_DELAY_MS } from "./defaults.js";
 import { useFakeTime } from "./fake-time.js";
 
 const time = useFakeTime();
 
-/** A seeded uniform draw in [0, 1). */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-}
+/** OpenAI's quick start: 100-token prompts, max_tokens 100, answers of 60. */
+const QUICK_START = { prompt: 100, maxTokens: 100, actual: 60 };
 
-/**
- * `calls` requests at once through `limiter` (OpenAI's quick start: 100-token
- * prompts, max_tokens 100), each reaching the provider `delayMs()` after
- * admission; 429s retried as the limiter is told. Resolves to the 429s drawn
- * and when the last call was admitted.
- */
-async function burst(provider: SimulatedProvider, limiter: Limiter, calls: number, delayMs: () => number): Promise<{ rejected: number; lastAdmittedMs: number }> {
-  const before = provider.stats().rejected;
-  const start = performance.now();
-  let lastAdmittedMs = 0;
-  const done = Promise.all(
-    Array.from({ length: calls }, () =>
-      limiter.run(
-        200,
-        async (reservation) => {
-          lastAdmittedMs = performance.now() - start;
-          await new Promise((resolve) => setTimeout(resolve, delayMs()));
-          const res = await provider.call({ prompt: 100, maxTokens: 100, actual: 60 });
-          if (res.status === 429) throw Object.assign(new Error("429"), { status: 429, headers: res.headers, error: res.body.error });
-          reservation.sync(res.headers);
-          return { value: res, used: res.usage.promptTokens + res.usage.completionTokens };
-        },
-        { retry: { attempts: 20 } },
-      ),
-    ),
-  );
-  await time.timers.tickAsync(10 * 60_000);
-  await done;
-  return { rejected: provider.stats().rejected - before, lastAdmittedMs };
+/** A burst of quick-start calls, each reaching the provider `delayMs()` after admission: its 429s and its last admission. */
+async function quickStartBurst(provider: SimulatedProvider, limiter: Limiter, calls: number, delayMs: () => number): Promise<{ rejected: number; lastAdmittedMs: number }> {
+  const { rejected, admittedAt } = await burst(time.timers, provider, limiter, calls, { call: QUICK_START, delayMs });
+  return { rejected, lastAdmittedMs: Math.max(...admittedAt) };
 }
 
 describe("start-up on default options", () => {
   it.each([0, 250, 500])("300 calls at once, rpm 120 and tpm 40,000, each reaching the provider up to %i ms after admission: no 429", async (maxDelayMs) => {
     const provider = createProvider({ rpm: 120, tpm: 40_000, latencyMs: 800 });
-    const random = seeded(maxDelayMs + 1);
-    const { rejected, lastAdmittedMs } = await burst(provider, new Limiter({ rpm: 120, tpm: 40_000 }), 300, () => random() * maxDelayMs);
+    const random = seededRandom(maxDelayMs + 1);
+    const { rejected, lastAdmittedMs } = await quickStartBurst(provider, new Limiter({ rpm: 120, tpm: 40_000 }), 300, () => random() * maxDelayMs);
     expect(rejected).toBe(0);
     // 120 at once, then 2 a second: the 300th at 90 s. The refill after a full bucket starts up to an arrival delay
     // late: for the burst, and for the calls paced through the refill while the probe holds the burst back.
@@ -56,7 +29,7 @@ describe("start-up on default options", () => {
 
   it("a fresh key and slow answers (4 s): the probe holds the burst back, not the rate", async () => {
     const provider = createProvider({ rpm: 120, tpm: 40_000, latencyMs: 4_000 });
-    const { rejected, lastAdmittedMs } = await burst(provider, new Limiter({ rpm: 120, tpm: 40_000 }), 300, () => 0);
+    const { rejected, lastAdmittedMs } = await quickStartBurst(provider, new Limiter({ rpm: 120, tpm: 40_000 }), 300, () => 0);
     expect(rejected).toBe(0);
     // While the burst waits for the first answer the full bucket's refill is admitted: the 300th still goes at 90 s
     // and the arrival delays (not the 4 s latency).
@@ -70,7 +43,7 @@ describe("start-up on default options", () => {
     await time.timers.tickAsync(1_000);
     expect((await drained).every((res) => res.status === 200)).toBe(true);
     // The new process knows nothing of the old one's calls: its buckets start full.
-    const { rejected } = await burst(provider, new Limiter({ rpm: 120, tpm: 40_000 }), 120, () => 0);
+    const { rejected } = await quickStartBurst(provider, new Limiter({ rpm: 120, tpm: 40_000 }), 120, () => 0);
     expect(rejected).toBeLessThanOrEqual(4);
   });
 

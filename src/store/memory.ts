@@ -285,7 +285,7 @@ function refill(bucket: Bucket, now: number): void {
 
 /** Refills the level and the own count to `t`, up to capacity less the draws still on their way. */
 function refillUnderCap(bucket: Bucket, t: number): void {
-  const pending = bucket.unseen?.total ?? 0;
+  const pending = pendingOf(bucket);
   advance(bucket, bucket, t, capUnder(bucket, bucket, pending));
   if (bucket.own) advance(bucket.dimension, bucket.own, t, capUnder(bucket, bucket.own, pending));
 }
@@ -300,9 +300,9 @@ function capUnder(bucket: Bucket, state: BucketState, pending: number): number {
   return cap >= state.level ? cap : Math.min(state.level, bucket.capacity);
 }
 
-/** The most the level may hold now: draws on their way may find the provider's bucket full. */
-function capOf(bucket: Bucket): number {
-  return bucket.unseen ? bucket.capacity - bucket.unseen.total : bucket.capacity;
+/** Draws still on their way, which may find the provider's bucket full. */
+function pendingOf(bucket: Bucket): number {
+  return bucket.unseen?.total ?? 0;
 }
 
 /**
@@ -329,7 +329,7 @@ function msUntilCoveredUnseen(bucket: Bucket, unseen: UnseenDraws, now: number, 
 
 /** A window begins: the level and the own count are the whole capacity, less draws that will count in it. */
 function fill(bucket: Bucket, now: number): void {
-  const cap = capOf(bucket);
+  const cap = bucket.capacity - pendingOf(bucket);
   bucket.level = cap;
   bucket.at = now;
   if (bucket.own) {
