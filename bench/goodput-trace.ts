@@ -73,7 +73,9 @@ for (const c of run.calls) {
   perSecond.set(second, row);
 }
 console.log(`workload ${workload.id}: ${workload.title}`);
-console.log("s | admitted | 429s | provider remaining rpm / tpm (last reported) | per client: level/limit, queued, in flight");
+console.log(
+  "s | admitted | 429s | provider remaining rpm / tpm (last reported) | per client: level/limit, queued, in flight",
+);
 for (const s of samples) {
   if (s.second < fromS || s.second > toS) continue;
   const row = perSecond.get(s.second - 1);

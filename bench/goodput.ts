@@ -23,7 +23,8 @@ const results: Result[] = [];
 for (const workload of chosen) {
   const best = oracle(workload);
   const rows = [];
-  const running = workload.peers === false ? contenders.filter((c) => c.library === BASELINE || c.library === OURS) : contenders;
+  const running =
+    workload.peers === false ? contenders.filter((c) => c.library === BASELINE || c.library === OURS) : contenders;
   for (const contender of running) {
     const run = await simulate(workload, () => contender.client(workload));
     rows.push({ contender, metrics: measure(workload, run, best) });

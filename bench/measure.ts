@@ -2,7 +2,8 @@
 
 /** Runs `global.gc` (the bench needs `--expose-gc`), throwing a clear error without it. */
 export function collect(): void {
-  if (typeof globalThis.gc !== "function") throw new Error("run with `node --expose-gc --import tsx bench/overhead.ts`");
+  if (typeof globalThis.gc !== "function")
+    throw new Error("run with `node --expose-gc --import tsx bench/overhead.ts`");
   globalThis.gc();
 }
 

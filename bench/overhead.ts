@@ -47,7 +47,8 @@ async function speedSamples(): Promise<Map<Contender, Rate[]>> {
   for (const contender of contenders) await timedRun(contender, WARMUP_MS);
   const samples = new Map(contenders.map((c) => [c, [] as Rate[]]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const contender of roundOrder(contenders, round)) samples.get(contender)!.push(await timedRun(contender, RUN_MS));
+    for (const contender of roundOrder(contenders, round))
+      samples.get(contender)!.push(await timedRun(contender, RUN_MS));
     process.stderr.write(`speed: round ${round + 1}/${ROUNDS} done\n`);
   }
   return samples;
@@ -61,7 +62,10 @@ async function bytesPerWaiter(index: number): Promise<number> {
   return Number(stdout.trim());
 }
 
-/** Median over rounds of `pick(peer) / pick(llm-limiter)` in the same round: paired, so load drifting between rounds cancels. */
+/**
+ * Median over rounds of `pick(peer) / pick(llm-limiter)` in the same round: paired, so load drifting between rounds
+ * cancels.
+ */
 function pairedRatio(peer: readonly Rate[], ours: readonly Rate[], pick: (rate: Rate) => number): number {
   return median(peer.map((rate, round) => pick(rate) / pick(ours[round]!)));
 }
@@ -88,7 +92,16 @@ function speedTable(samples: Map<Contender, Rate[]>): { table: string; verdict: 
   const lead = 1 / Math.max(...peers.map((s) => pairedRatio(s, ours, wall)));
   const cpuLead = 1 / Math.max(...peers.map((s) => pairedRatio(s, ours, cpu)));
   const table = markdownTable(
-    ["library", "version", "what each call goes through", "calls/s", `range of ${ROUNDS} rounds`, "÷ llm-limiter", "calls per CPU-s", "÷ llm-limiter"],
+    [
+      "library",
+      "version",
+      "what each call goes through",
+      "calls/s",
+      `range of ${ROUNDS} rounds`,
+      "÷ llm-limiter",
+      "calls per CPU-s",
+      "÷ llm-limiter",
+    ],
     ["left", "left", "left", "right", "right", "right", "right", "right"],
     rows,
   );
@@ -100,7 +113,13 @@ function speedTable(samples: Map<Contender, Rate[]>): { table: string; verdict: 
 
 function memoryTable(bytes: readonly number[]): { table: string; verdict: string } {
   const ours = bytes[0]!;
-  const rows = queuedWaits.map((w, i) => [w.library, versionOf(w.library), w.api, whole(bytes[i]!), ratio(bytes[i]! / ours)]);
+  const rows = queuedWaits.map((w, i) => [
+    w.library,
+    versionOf(w.library),
+    w.api,
+    whole(bytes[i]!),
+    ratio(bytes[i]! / ours),
+  ]);
   const table = markdownTable(
     ["library", "version", "queued wait", "heap bytes per waiter", "÷ llm-limiter `acquire`"],
     ["left", "left", "left", "right", "right"],

@@ -82,7 +82,11 @@ export const contenders: readonly Contender[] = [
     library: "bottleneck",
     api: "`schedule(fn)`, reservoir refreshed per minute",
     open() {
-      const limiter = new Bottleneck({ reservoir: HUGE, reservoirRefreshAmount: HUGE, reservoirRefreshInterval: 60_000 });
+      const limiter = new Bottleneck({
+        reservoir: HUGE,
+        reservoirRefreshAmount: HUGE,
+        reservoirRefreshInterval: 60_000,
+      });
       return { call: () => limiter.schedule(work), close: () => void limiter.disconnect() };
     },
   },
@@ -93,7 +97,11 @@ export const contenders: readonly Contender[] = [
     open() {
       // Silenced: it warns at construction that limits this high "may impact performance".
       const quiet = () => {};
-      const throttle = new LLMThrottle({ rpm: HUGE, tpm: HUGE, logger: { warn: quiet, error: quiet, info: quiet, debug: quiet } });
+      const throttle = new LLMThrottle({
+        rpm: HUGE,
+        tpm: HUGE,
+        logger: { warn: quiet, error: quiet, info: quiet, debug: quiet },
+      });
       let nextId = 0;
       return {
         call: async () => {

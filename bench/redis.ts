@@ -21,7 +21,10 @@ import { providerView } from "./redis/bucket.js";
 
 const CALLERS = 32;
 const DURATION_MS = 3_000;
-/** Runs per throughput configuration, interleaved across libraries; the best is kept (the neighbours' load only slows a run down). */
+/**
+ * Runs per throughput configuration, interleaved across libraries; the best is kept (the neighbours' load only slows a
+ * run down).
+ */
 const ROUNDS = 2;
 const PROCESSES = [1, 4] as const;
 /** One caller awaiting one admission after another: nothing is ever queued behind it. */
@@ -46,9 +49,19 @@ function perAdmission(reports: readonly Report[], commands: number, admissions: 
 }
 
 /** `callers` loops in each of `processes` processes on one key, for `DURATION_MS`. */
-async function throughputRow(url: string, redis: Redis, library: Library, processes: number, callers: number, key: string): Promise<ThroughputRow> {
+async function throughputRow(
+  url: string,
+  redis: Redis,
+  library: Library,
+  processes: number,
+  callers: number,
+  key: string,
+): Promise<ThroughputRow> {
   const job: Job = { kind: "throughput", library, redisUrl: url, key, callers, durationMs: DURATION_MS };
-  const { reports, commands } = await measured(redis, Array.from({ length: processes }, () => job));
+  const { reports, commands } = await measured(
+    redis,
+    Array.from({ length: processes }, () => job),
+  );
   const admissions = reports.reduce((sum, r) => sum + r.admissions, 0);
   const seconds = Math.max(...reports.map((r) => r.elapsedMs)) / 1_000;
   return { library, processes, perSecond: admissions / seconds, ...perAdmission(reports, commands, admissions) };
@@ -59,10 +72,19 @@ async function throughputRows(url: string, redis: Redis): Promise<ThroughputRow[
   for (let round = 0; round < ROUNDS; round++) {
     for (const processes of PROCESSES) {
       for (const library of THROUGHPUT) {
-        const row = await throughputRow(url, redis, library, processes, CALLERS, `bench:${library}:${processes}:${round}`);
+        const row = await throughputRow(
+          url,
+          redis,
+          library,
+          processes,
+          CALLERS,
+          `bench:${library}:${processes}:${round}`,
+        );
         const id = `${library}×${processes}`;
         if (row.perSecond > (best.get(id)?.perSecond ?? 0)) best.set(id, row);
-        process.stderr.write(`throughput: ${library} from ${processes} process(es), round ${round + 1}/${ROUNDS} done\n`);
+        process.stderr.write(
+          `throughput: ${library} from ${processes} process(es), round ${round + 1}/${ROUNDS} done\n`,
+        );
       }
     }
   }
@@ -81,10 +103,25 @@ async function uncontendedRows(url: string, redis: Redis): Promise<ThroughputRow
 async function makespanRows(url: string, redis: Redis): Promise<MakespanRow[]> {
   const rows: MakespanRow[] = [];
   for (const library of MAKESPAN) {
-    const job: Job = { kind: "makespan", library, redisUrl: url, key: `bench:${library}:binding`, budget: BINDING, requests: REQUESTS / MAKESPAN_PROCESSES };
-    const { reports, goAt, commands } = await measured(redis, Array.from({ length: MAKESPAN_PROCESSES }, () => job));
+    const job: Job = {
+      kind: "makespan",
+      library,
+      redisUrl: url,
+      key: `bench:${library}:binding`,
+      budget: BINDING,
+      requests: REQUESTS / MAKESPAN_PROCESSES,
+    };
+    const { reports, goAt, commands } = await measured(
+      redis,
+      Array.from({ length: MAKESPAN_PROCESSES }, () => job),
+    );
     const times = reports.flatMap((r) => r.admittedAt.map((at) => at - goAt));
-    rows.push({ library, makespanMs: Math.max(...times), ...perAdmission(reports, commands, times.length), provider: providerView(times, BINDING) });
+    rows.push({
+      library,
+      makespanMs: Math.max(...times),
+      ...perAdmission(reports, commands, times.length),
+      provider: providerView(times, BINDING),
+    });
     process.stderr.write(`makespan: ${library} done\n`);
   }
   return rows;
@@ -98,7 +135,18 @@ try {
   const throughput = await throughputRows(server.url, redis);
   const makespan = await makespanRows(server.url, redis);
   const boundMs = ((REQUESTS - BINDING.limit) * BINDING.windowMs) / BINDING.limit;
-  markdown = report({ callers: CALLERS, rounds: ROUNDS, durationMs: DURATION_MS, uncontendedRows: uncontended, throughputRows: throughput, makespanRows: makespan, boundMs, binding: BINDING, requests: REQUESTS, processes: MAKESPAN_PROCESSES });
+  markdown = report({
+    callers: CALLERS,
+    rounds: ROUNDS,
+    durationMs: DURATION_MS,
+    uncontendedRows: uncontended,
+    throughputRows: throughput,
+    makespanRows: makespan,
+    boundMs,
+    binding: BINDING,
+    requests: REQUESTS,
+    processes: MAKESPAN_PROCESSES,
+  });
 } finally {
   redis.disconnect();
   await server.stop();

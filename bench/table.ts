@@ -3,7 +3,11 @@
 /** Numbers right-aligned, text left-aligned. */
 export type Align = "left" | "right";
 
-export function markdownTable(header: readonly string[], align: readonly Align[], rows: readonly (readonly string[])[]): string {
+export function markdownTable(
+  header: readonly string[],
+  align: readonly Align[],
+  rows: readonly (readonly string[])[],
+): string {
   const line = (cells: readonly string[]): string => `| ${cells.join(" | ")} |`;
   const rule = align.map((a) => (a === "right" ? "---:" : "---"));
   return [line(header), line(rule), ...rows.map(line)].join("\n");

@@ -5,7 +5,18 @@
  */
 import type { ProviderStats } from "../src/testing/index.js";
 import { LimitedClient, NaiveClient, replay, type Client, type Outcome } from "./demo/clients.js";
-import { PROGRESS_HEAD, RESULT_HEAD, clock, failuresByKind, lowerBound, progressRow, resultRow, streamingTable, table, workloadTable } from "./demo/report.js";
+import {
+  PROGRESS_HEAD,
+  RESULT_HEAD,
+  clock,
+  failuresByKind,
+  lowerBound,
+  progressRow,
+  resultRow,
+  streamingTable,
+  table,
+  workloadTable,
+} from "./demo/report.js";
 import { onVirtualTime, type Scenario } from "./demo/virtual-time.js";
 import { QUOTA, buildWorkload } from "./demo/workload.js";
 
@@ -50,12 +61,18 @@ limiter's queue, in-flight calls and bucket levels (limiter.snapshot()), and the
 const progress = streamingTable(PROGRESS_HEAD, 7);
 console.log(progress.head);
 const started = process.hrtime.bigint();
-const limited = await onVirtualTime(() => {
-  const client = new LimitedClient();
-  return scenario(client, (elapsed) => {
-    console.log(progress.row(progressRow(elapsed, calls, client.admitted, client.limiter.snapshot(), client.provider.stats())));
-  });
-}, STEP_MS, LIMIT_MS);
+const limited = await onVirtualTime(
+  () => {
+    const client = new LimitedClient();
+    return scenario(client, (elapsed) => {
+      console.log(
+        progress.row(progressRow(elapsed, calls, client.admitted, client.limiter.snapshot(), client.provider.stats())),
+      );
+    });
+  },
+  STEP_MS,
+  LIMIT_MS,
+);
 const limitedWall = wallSeconds(started);
 
 const naiveStarted = process.hrtime.bigint();
@@ -70,9 +87,13 @@ makespan a client came.
 ${table(RESULT_HEAD, [resultRow("llm-limiter", calls, limited.outcomes, limited.stats), resultRow("no limiter", calls, naive.outcomes, naive.stats)])}
 
 Tokens/min counts completed calls only; it can pass 100% because the buckets start full (one
-capacity on top of the refill).${naive.outcomes.some((o) => !o.ok) ? `
+capacity on top of the refill).${
+  naive.outcomes.some((o) => !o.ok)
+    ? `
 * The bound assumes every call completes. The naive client gave up on ${failuresByKind(naive.outcomes)}
-  calls: calls rejected together are told the same retry-after, retry together and collide again.` : ""}
+  calls: calls rejected together are told the same retry-after, retry together and collide again.`
+    : ""
+}
 (Virtual time: ${limitedWall} s and ${naiveWall} s of wall time.)
 `);
 
@@ -85,10 +106,14 @@ if (failed.length === 0 && rejected.length === 0) {
   const SHOWN = 10;
   console.log(`FAIL: llm-limiter drew 429s (${rejected.length}) or failed calls (${failed.length}):`);
   for (const c of rejected.slice(0, SHOWN)) {
-    console.log(`  429 at ${clock(c.receivedAt, true)} on ${c.rejectedBy}: prompt ${c.prompt} + max_tokens ${c.maxTokens}, retry-after-ms ${c.retryAfterMs}`);
+    console.log(
+      `  429 at ${clock(c.receivedAt, true)} on ${c.rejectedBy}: prompt ${c.prompt} + max_tokens ${c.maxTokens}, retry-after-ms ${c.retryAfterMs}`,
+    );
   }
   for (const o of failed.slice(0, SHOWN)) {
-    console.log(`  call #${o.call.id} (${o.call.kind}, arrived ${clock(o.call.at)}) failed at ${clock(o.endedAt, true)}: ${o.error}`);
+    console.log(
+      `  call #${o.call.id} (${o.call.kind}, arrived ${clock(o.call.at)}) failed at ${clock(o.endedAt, true)}: ${o.error}`,
+    );
   }
   process.exitCode = 1;
 }

@@ -19,7 +19,10 @@ function promptTokens(messages: readonly OpenAI.ChatCompletionMessageParam[]): n
   return Math.ceil(JSON.stringify(messages).length / 4);
 }
 
-export async function ask(messages: OpenAI.ChatCompletionMessageParam[], maxTokens = 512): Promise<OpenAI.ChatCompletion> {
+export async function ask(
+  messages: OpenAI.ChatCompletionMessageParam[],
+  maxTokens = 512,
+): Promise<OpenAI.ChatCompletion> {
   return limiter.run(
     promptTokens(messages) + maxTokens, // what the provider charges at admission
     async (reservation) => {

@@ -19,7 +19,7 @@ class Fanout {
   first: AbortSubscriber | undefined = undefined;
 
   handleEvent(): void {
-    for (let sub = this.first; sub; ) {
+    for (let sub = this.first; sub;) {
       // A subscriber usually leaves when called: step past it first.
       const next = sub.abortNext;
       sub.handleEvent();

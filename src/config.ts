@@ -18,7 +18,16 @@ export interface ResolvedOptions {
   readonly store: SharedStore | undefined;
 }
 
-const OTHER_KEYS: readonly string[] = ["initial", "arrivalDelayMs", "maxQueue", "maxWaitMs", "clock", "onWarning", "provider", "store"];
+const OTHER_KEYS: readonly string[] = [
+  "initial",
+  "arrivalDelayMs",
+  "maxQueue",
+  "maxWaitMs",
+  "clock",
+  "onWarning",
+  "provider",
+  "store",
+];
 const OPTION_KEYS: readonly string[] = [...LIMIT_KEYS, ...OTHER_KEYS];
 
 /** Calls reach the provider within this long of admission unless told otherwise (connections, TLS, proxies). */
@@ -56,13 +65,20 @@ export function resolveOptions(options: LimiterOptions): ResolvedOptions {
       throw unknownOption("new Limiter()", key, OPTION_KEYS);
     }
   }
-  const { arrivalDelayMs = DEFAULT_ARRIVAL_DELAY_MS, maxQueue = Infinity, maxWaitMs = Infinity, clock = systemClock, onWarning = emitWarning } = options;
+  const {
+    arrivalDelayMs = DEFAULT_ARRIVAL_DELAY_MS,
+    maxQueue = Infinity,
+    maxWaitMs = Infinity,
+    clock = systemClock,
+    onWarning = emitWarning,
+  } = options;
   if (typeof maxQueue !== "number") throw notANumber("maxQueue", maxQueue);
   if (Number.isNaN(maxQueue) || maxQueue < 0 || (maxQueue !== Infinity && !Number.isInteger(maxQueue))) {
     throw new RangeError(`maxQueue must be an integer >= 0 or Infinity, got ${String(maxQueue)}`);
   }
   if (typeof arrivalDelayMs !== "number") throw notANumber("arrivalDelayMs", arrivalDelayMs);
-  if (!(arrivalDelayMs >= 0 && arrivalDelayMs < Infinity)) throw new RangeError(`arrivalDelayMs must be a finite number >= 0, got ${arrivalDelayMs}`);
+  if (!(arrivalDelayMs >= 0 && arrivalDelayMs < Infinity))
+    throw new RangeError(`arrivalDelayMs must be a finite number >= 0, got ${arrivalDelayMs}`);
   checkMaxWaitMs(maxWaitMs);
   if (typeof clock?.now !== "function" || typeof clock.wallNow !== "function") {
     throw new TypeError("clock must have now() and wallNow() methods");
@@ -73,5 +89,15 @@ export function resolveOptions(options: LimiterOptions): ResolvedOptions {
     throw new TypeError("store must be a shared store, such as RedisStore from llm-limiter/redis");
   }
   const provider = options.provider === undefined ? undefined : checkProvider(options.provider);
-  return { limits: limits as Limits, initialFraction: initialFraction(options.initial), arrivalDelayMs, maxQueue, maxWaitMs, clock, onWarning, provider, store };
+  return {
+    limits: limits as Limits,
+    initialFraction: initialFraction(options.initial),
+    arrivalDelayMs,
+    maxQueue,
+    maxWaitMs,
+    clock,
+    onWarning,
+    provider,
+    store,
+  };
 }

@@ -127,7 +127,10 @@ export function buildBudget(limits: Limits): Budget {
   }
   const dimensions = drafts.map((d): Dimension => {
     const capacity = capacities[d.name];
-    return { ...d, capacity: capacity === undefined ? (d.capacity ?? d.limit) : positive(`capacity.${d.name}`, capacity) };
+    return {
+      ...d,
+      capacity: capacity === undefined ? (d.capacity ?? d.limit) : positive(`capacity.${d.name}`, capacity),
+    };
   });
   let concurrency: number | undefined;
   if (limits.concurrency !== undefined) {
@@ -171,14 +174,20 @@ export function needsSplitEstimate(dimensions: readonly Dimension[]): boolean {
  */
 export function amountProblem(what: string, value: unknown, split: boolean): TypeError | RangeError | undefined {
   if (typeof value === "number") {
-    if (!Number.isFinite(value) || value < 0) return new RangeError(`${what} must be a finite number >= 0, got ${value}`);
-    return split ? new TypeError(`${what} must be { input, output } when input or output tokens are limited`) : undefined;
+    if (!Number.isFinite(value) || value < 0)
+      return new RangeError(`${what} must be a finite number >= 0, got ${value}`);
+    return split
+      ? new TypeError(`${what} must be { input, output } when input or output tokens are limited`)
+      : undefined;
   }
   if (typeof value !== "object" || value === null) {
     return new TypeError(`${what} must be a number or { input, output }, got ${shown(value)}`);
   }
   const { input, output } = value as { input?: unknown; output?: unknown };
-  for (const [part, n] of [["input", input], ["output", output]] as const) {
+  for (const [part, n] of [
+    ["input", input],
+    ["output", output],
+  ] as const) {
     if (typeof n !== "number") return notANumber(`${what}.${part}`, n);
     if (!Number.isFinite(n) || n < 0) return new RangeError(`${what}.${part} must be a finite number >= 0, got ${n}`);
   }

@@ -89,9 +89,15 @@ export class WaitTimeoutError extends LimiterError {
   }
 }
 
-function waitMessage(dimension: string, waitMs: number, maxWaitMs: number, { slots, windowMs, availableAt }: WaitContext): string {
+function waitMessage(
+  dimension: string,
+  waitMs: number,
+  maxWaitMs: number,
+  { slots, windowMs, availableAt }: WaitContext,
+): string {
   const over = `over maxWaitMs ${maxWaitMs}`;
-  if (dimension === "concurrency") return `All ${slots === undefined ? "" : `${slots} `}concurrency slots held, none freed within maxWaitMs ${maxWaitMs}`;
+  if (dimension === "concurrency")
+    return `All ${slots === undefined ? "" : `${slots} `}concurrency slots held, none freed within maxWaitMs ${maxWaitMs}`;
   if (dimension === "store") return `Shared store unavailable, no admission within maxWaitMs ${maxWaitMs}`;
   if (dimension === "queue") return `Queued behind earlier requests for ${over}`;
   const when = availableAt === undefined ? "" : ` (at ${new Date(availableAt).toISOString()})`;

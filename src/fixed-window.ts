@@ -61,7 +61,13 @@ export function windowFromRetryHint(meter: Meter, retryAfterMs: number, now: num
  * Returns where the provider's current window began at the latest when this
  * response tells it, or `"revoked"` when it shows a continuous bucket after all.
  */
-export function readWindow(meter: Meter, reported: ReportedDimension, provider: ProviderName | "unknown", moved: { providerGain: number; localGain: number; dt: number } | undefined, now: number): WindowReading | "revoked" | undefined {
+export function readWindow(
+  meter: Meter,
+  reported: ReportedDimension,
+  provider: ProviderName | "unknown",
+  moved: { providerGain: number; localGain: number; dt: number } | undefined,
+  now: number,
+): WindowReading | "revoked" | undefined {
   const periodMs = windowPeriodMs(meter);
   if (reported.resetMs !== undefined) {
     const reading = resetReading(reported, provider, now);

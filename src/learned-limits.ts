@@ -9,7 +9,10 @@ interface Reported {
   readonly unit: Unit;
   readonly limit: number;
   readonly windowMs: number;
-  /** No header told the window: the shortest the evidence allows (see {@link UnknownWindows}); the budget's name without it. */
+  /**
+   * No header told the window: the shortest the evidence allows (see {@link UnknownWindows}); the budget's name without
+   * it.
+   */
   readonly guessed: string | undefined;
 }
 

@@ -67,7 +67,13 @@ const MIN_SHARE = 0.05;
  * applied changes nothing. From consecutive responses it learns how fast other
  * clients drain a shared key, and refills locally at this client's share.
  */
-export function syncLevels(view: RateLimitView, meters: readonly Meter[], target: SyncTarget, origin: SyncOrigin, now: number): void {
+export function syncLevels(
+  view: RateLimitView,
+  meters: readonly Meter[],
+  target: SyncTarget,
+  origin: SyncOrigin,
+  now: number,
+): void {
   for (const meter of meters) {
     const reported = view.dimensions[meter.name];
     if (reported?.remaining === undefined || origin.seq < meter.syncedSeq) continue;
@@ -76,10 +82,15 @@ export function syncLevels(view: RateLimitView, meters: readonly Meter[], target
     if (local === undefined) continue;
     // In a fixed window nothing refills before the boundary: what is left is the remaining less what was drawn since.
     const truthOf = (): number =>
-      meter.windowed ? Math.max(0, Math.min(reported.remaining!, reported.remaining! - unseen)) : remainingNow(meter, reported.remaining!, unseen, origin, now);
+      meter.windowed
+        ? Math.max(0, Math.min(reported.remaining!, reported.remaining! - unseen))
+        : remainingNow(meter, reported.remaining!, unseen, origin, now);
     const last = meter.lastSyncAt;
     meter.lastSyncAt = now;
-    const moved = last === undefined || now <= last ? undefined : { providerGain: truthOf() - meter.lastTruth, localGain: local - meter.lastSet, dt: now - last };
+    const moved =
+      last === undefined || now <= last
+        ? undefined
+        : { providerGain: truthOf() - meter.lastTruth, localGain: local - meter.lastSet, dt: now - last };
     const window = readWindow(meter, reported, view.provider, moved, now);
     recoverHeadroom(meter, moved?.dt);
     const truth = truthOf();
@@ -111,7 +122,11 @@ function recoverHeadroom(meter: Meter, dt: number | undefined): void {
  * Noise in either direction averages out, so samples stay signed; a
  * time-weighted average of their rate sets the local refill share.
  */
-function learnShare(meter: Meter, target: SyncTarget, { providerGain, localGain, dt }: { providerGain: number; localGain: number; dt: number }): void {
+function learnShare(
+  meter: Meter,
+  target: SyncTarget,
+  { providerGain, localGain, dt }: { providerGain: number; localGain: number; dt: number },
+): void {
   const { limit, windowMs, capacity } = meter.dimension;
   const rate = limit / windowMs;
   // A provider bucket at capacity says nobody is short of it: let the share recover.
@@ -130,7 +145,13 @@ function learnShare(meter: Meter, target: SyncTarget, { providerGain, localGain,
  * replica booked after the request's mark, atomically. Every replica draws on
  * the same bucket, so there is no share to learn.
  */
-export function syncSharedLevels(view: RateLimitView, meters: readonly Meter[], target: SharedSyncTarget, origin: SyncOrigin, now: number): void {
+export function syncSharedLevels(
+  view: RateLimitView,
+  meters: readonly Meter[],
+  target: SharedSyncTarget,
+  origin: SyncOrigin,
+  now: number,
+): void {
   for (const meter of meters) {
     const remaining = view.dimensions[meter.name]?.remaining;
     if (remaining === undefined || origin.seq < meter.syncedSeq) continue;

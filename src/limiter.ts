@@ -1,9 +1,26 @@
 import { subscribe, unsubscribe } from "./abort-fanout.js";
 import type { Clock } from "./clock.js";
 import { checkMaxWaitMs, resolveOptions } from "./config.js";
-import { amountProblem, buildBudget, costOf, mergeLimits, needsSplitEstimate, type Budget, type Dimension } from "./dimensions.js";
+import {
+  amountProblem,
+  buildBudget,
+  costOf,
+  mergeLimits,
+  needsSplitEstimate,
+  type Budget,
+  type Dimension,
+} from "./dimensions.js";
 import { LimiterClosedError, QueueFullError, RequestTooLargeError, WaitTimeoutError } from "./errors.js";
-import type { AcquireOptions, Estimate, LimitChanges, LimiterOptions, Limits, RunOptions, RunResult, SyncOptions } from "./options.js";
+import type {
+  AcquireOptions,
+  Estimate,
+  LimitChanges,
+  LimiterOptions,
+  Limits,
+  RunOptions,
+  RunResult,
+  SyncOptions,
+} from "./options.js";
 import { DeadlineHeap, Fifo } from "./queue.js";
 import { parseRateLimitHeaders } from "./headers/parse.js";
 import type { HeaderInput, ParseOptions, ProviderName, RateLimitView } from "./headers/types.js";
@@ -116,16 +133,25 @@ export class Limiter {
         waiter.reject(error);
         this.afterRemoval(true);
       };
-      this.shared = new SharedAdmission(resolved.store, this.clock, resolved.initialFraction, resolved.arrivalDelayMs, this.warn, {
-        admit: (waiter, marks, lease) => {
-          this.dequeue(waiter);
-          waiter.resolve(this.admit(waiter.estimate, waiter.signal, this.clock.now(), waiter.refundable, marks, lease));
+      this.shared = new SharedAdmission(
+        resolved.store,
+        this.clock,
+        resolved.initialFraction,
+        resolved.arrivalDelayMs,
+        this.warn,
+        {
+          admit: (waiter, marks, lease) => {
+            this.dequeue(waiter);
+            waiter.resolve(
+              this.admit(waiter.estimate, waiter.signal, this.clock.now(), waiter.refundable, marks, lease),
+            );
+          },
+          late: (waiter, dimension, waitMs) => fail(waiter, this.waitTimeout(dimension, waitMs, waiter.maxWaitMs)),
+          fail,
+          pump: () => this.pump(),
+          answered: () => this.deadlineAlarm.set(this.deadlines.earliest?.deadline ?? Infinity),
         },
-        late: (waiter, dimension, waitMs) => fail(waiter, this.waitTimeout(dimension, waitMs, waiter.maxWaitMs)),
-        fail,
-        pump: () => this.pump(),
-        answered: () => this.deadlineAlarm.set(this.deadlines.earliest?.deadline ?? Infinity),
-      });
+      );
     }
     if (this.shared) this.store = this.shared;
     else {
@@ -144,18 +170,26 @@ export class Limiter {
    * `fn` resolves to `{ value, used? }`; `value` is returned. If `fn` throws, the
    * charge stands (unless `refundOnError`) and the error is rethrown.
    */
-  run<T>(estimate: Estimate, fn: (reservation: Reservation) => Promise<RunResult<T>> | RunResult<T>, options?: RunOptions): Promise<T> {
+  run<T>(
+    estimate: Estimate,
+    fn: (reservation: Reservation) => Promise<RunResult<T>> | RunResult<T>,
+    options?: RunOptions,
+  ): Promise<T> {
     let admitted: Reservation | undefined;
     let plan: RunPlan;
     try {
       if (typeof fn !== "function") throw new TypeError("run(): fn must be a function");
-      plan = options ? { refundOnError: options.refundOnError === true, retry: retryPolicy(options.retry), signal: options.signal } : PLAIN_RUN;
+      plan = options
+        ? { refundOnError: options.refundOnError === true, retry: retryPolicy(options.retry), signal: options.signal }
+        : PLAIN_RUN;
       admitted = this.admitNow(estimate, options, plan.refundOnError);
     } catch (error) {
       return Promise.reject(error);
     }
     if (admitted) return runAdmitted(this.runHost, admitted, fn, plan);
-    return this.enqueue(estimate, options, plan.refundOnError).then((reservation) => runAdmitted(this.runHost, reservation, fn, plan));
+    return this.enqueue(estimate, options, plan.refundOnError).then((reservation) =>
+      runAdmitted(this.runHost, reservation, fn, plan),
+    );
   }
 
   /** Waits for admission and returns the reservation; the caller must `release()` it. */
@@ -174,11 +208,16 @@ export class Limiter {
    * Never waits. Not available with a shared store, which answers asynchronously.
    */
   tryAcquire(estimate: Estimate): Reservation | undefined {
-    if (this.shared) throw new TypeError("tryAcquire() needs the in-memory store; with a shared store use acquire(estimate, { maxWaitMs: 0 })");
+    if (this.shared)
+      throw new TypeError(
+        "tryAcquire() needs the in-memory store; with a shared store use acquire(estimate, { maxWaitMs: 0 })",
+      );
     return this.admitNow(estimate, undefined, true);
   }
 
-  /** Changes budgets at run time; waiters that can no longer fit are rejected. Throws on bad config, changing nothing. */
+  /**
+   * Changes budgets at run time; waiters that can no longer fit are rejected. Throws on bad config, changing nothing.
+   */
   setLimits(changes: LimitChanges): void {
     const limits = mergeLimits(this.limits, changes);
     const budget = buildBudget(limits);
@@ -215,16 +254,32 @@ export class Limiter {
     return view;
   }
 
-  private applyView(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): void {
+  private applyView(
+    view: RateLimitView,
+    headers: HeaderInput,
+    options: SyncOptions | undefined,
+    origin: SyncOrigin,
+  ): void {
     if (this.closed) return;
     this.endProbe();
     // A 429, read once: for the windows it may lengthen and for the pause it calls for.
-    const failure = options?.status === 429 ? classifyFailure({ status: 429, headers, body: options.body }, this.parseOptions(options)) : undefined;
+    const failure =
+      options?.status === 429
+        ? classifyFailure({ status: 429, headers, body: options.body }, this.parseOptions(options))
+        : undefined;
     // Headers from an older request never undo what a fresher one said.
     if (origin.seq >= this.learnedSeq) {
       this.learnedSeq = origin.seq;
       // A budget learned here starts full: admit only once the levels the view carries are synced.
-      if (this.learned.learn(view, { now: this.clock.now(), origin, meters: this.shared ? undefined : this.meterByName, failure })) this.reconfigure(buildBudget(this.limits), false);
+      if (
+        this.learned.learn(view, {
+          now: this.clock.now(),
+          origin,
+          meters: this.shared ? undefined : this.meterByName,
+          failure,
+        })
+      )
+        this.reconfigure(buildBudget(this.limits), false);
     }
     if (this.shared) syncSharedLevels(view, this.meters, this.shared, origin, this.clock.now());
     else syncLevels(view, this.meters, this.store, origin, this.clock.now());
@@ -239,7 +294,12 @@ export class Limiter {
    */
   private rateLimited(failure: FailureClass, seq: number): void {
     if (failure.kind !== "rate") return;
-    const units = failure.dimension === "requests" ? ["requests"] : failure.dimension === "tokens" ? ["tokens", "input", "output"] : undefined;
+    const units =
+      failure.dimension === "requests"
+        ? ["requests"]
+        : failure.dimension === "tokens"
+          ? ["tokens", "input", "output"]
+          : undefined;
     const named = units ? this.meters.filter((m) => units.includes(m.dimension.unit)) : [];
     for (const meter of named.length > 0 ? named : this.meters) yieldShare(meter, this.store, seq, this.admissions);
     const now = this.clock.now();
@@ -256,7 +316,12 @@ export class Limiter {
     }
     const levels = this.store.snapshot();
     const fullness = (m: Meter): number => (levels[m.name]?.available ?? 0) / m.dimension.capacity;
-    const binding = named.length > 0 ? named : this.meters.length > 0 ? [this.meters.reduce((a, b) => (fullness(b) < fullness(a) ? b : a))] : [];
+    const binding =
+      named.length > 0
+        ? named
+        : this.meters.length > 0
+          ? [this.meters.reduce((a, b) => (fullness(b) < fullness(a) ? b : a))]
+          : [];
     for (const meter of binding) this.store.lower(meter.name, 0);
   }
 
@@ -334,7 +399,8 @@ export class Limiter {
   /** Why `estimate` can never be admitted under the current budgets, if it cannot. */
   private problemWith(estimate: Estimate): Error | undefined {
     // The common estimate, a plain token count that fits every capacity, takes two comparisons.
-    if (typeof estimate === "number" && estimate >= 0 && estimate <= this.plainFit && estimate !== Infinity) return undefined;
+    if (typeof estimate === "number" && estimate >= 0 && estimate <= this.plainFit && estimate !== Infinity)
+      return undefined;
     const problem = amountProblem("estimate", estimate, this.split);
     if (problem) return problem;
     for (const d of this.dimensions) {
@@ -345,13 +411,18 @@ export class Limiter {
   }
 
   /** Validates, then admits at once when the queue is empty and everything fits. Throws on bad input. */
-  private admitNow(estimate: Estimate, options: AcquireOptions | undefined, refundable: boolean): Reservation | undefined {
+  private admitNow(
+    estimate: Estimate,
+    options: AcquireOptions | undefined,
+    refundable: boolean,
+  ): Reservation | undefined {
     if (this.closed) throw new LimiterClosedError();
     const problem = this.problemWith(estimate);
     if (problem) throw problem;
     const signal = options?.signal;
     if (options) {
-      if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("signal must be an AbortSignal");
+      if (signal !== undefined && !(signal instanceof AbortSignal))
+        throw new TypeError("signal must be an AbortSignal");
       if (options.maxWaitMs !== undefined) checkMaxWaitMs(options.maxWaitMs);
       signal?.throwIfAborted();
     }
@@ -375,11 +446,29 @@ export class Limiter {
     return false;
   }
 
-  private admit(estimate: Estimate, signal: AbortSignal | undefined, now: number, refundable: boolean, storeMarks?: readonly number[], lease?: string): Reservation {
+  private admit(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    now: number,
+    refundable: boolean,
+    storeMarks?: readonly number[],
+    lease?: string,
+  ): Reservation {
     this.probe?.admitted(now);
     this.inFlight++;
     if (refundable) this.refundableInFlight++;
-    return new Reservation(this.host, this.meters, estimate, signal, ++this.admissions, now, this.split, refundable, storeMarks, lease);
+    return new Reservation(
+      this.host,
+      this.meters,
+      estimate,
+      signal,
+      ++this.admissions,
+      now,
+      this.split,
+      refundable,
+      storeMarks,
+      lease,
+    );
   }
 
   private enqueue(estimate: Estimate, options: AcquireOptions | undefined, refundable: boolean): Promise<Reservation> {
@@ -388,20 +477,32 @@ export class Limiter {
     // A shared store's levels here are as of the last round trip: its booking answers instead.
     if (maxWaitMs !== Infinity && !this.shared) {
       const predicted = this.predictWait(estimate);
-      if (predicted.waitMs > maxWaitMs) return Promise.reject(this.waitTimeout(predicted.dimension, predicted.waitMs, maxWaitMs));
+      if (predicted.waitMs > maxWaitMs)
+        return Promise.reject(this.waitTimeout(predicted.dimension, predicted.waitMs, maxWaitMs));
     }
     return this.wait(estimate, options?.signal, maxWaitMs, 0, refundable);
   }
 
   /** A retry: back at the head of the queue, admitted no earlier than `notBefore`. */
-  private readmit(estimate: Estimate, signal: AbortSignal | undefined, notBefore: number, refundable: boolean): Promise<Reservation> {
+  private readmit(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    notBefore: number,
+    refundable: boolean,
+  ): Promise<Reservation> {
     if (this.closed) return Promise.reject(new LimiterClosedError());
     if (signal?.aborted) return Promise.reject(signal.reason);
     return this.wait(estimate, signal, Infinity, notBefore, refundable);
   }
 
   /** Queues a request: at the tail, or at the head for a retry (`notBefore` > 0). */
-  private wait(estimate: Estimate, signal: AbortSignal | undefined, maxWaitMs: number, notBefore: number, refundable: boolean): Promise<Reservation> {
+  private wait(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    maxWaitMs: number,
+    notBefore: number,
+    refundable: boolean,
+  ): Promise<Reservation> {
     const { waiter, promise } = Waiter.create(estimate, refundable);
     if (signal || maxWaitMs !== Infinity || notBefore > 0) {
       const terms = (waiter.terms = new WaiterTerms(waiter, signal, maxWaitMs, this.abandon));
@@ -529,7 +630,13 @@ export class Limiter {
       const { dimension, waitMs } = this.store.blocker(waiter.estimate);
       this.dequeue(waiter);
       // What it still lacks, said as the whole wait it needed; a missing slot or a store down cannot be timed.
-      const blocking = this.shared?.unavailable ? "store" : waitMs > 0 ? dimension : this.queue.size > 0 ? "queue" : dimension || "queue";
+      const blocking = this.shared?.unavailable
+        ? "store"
+        : waitMs > 0
+          ? dimension
+          : this.queue.size > 0
+            ? "queue"
+            : dimension || "queue";
       const needed = waitMs > 0 && waitMs !== Infinity ? waiter.maxWaitMs + waitMs : waiter.maxWaitMs;
       waiter.reject(this.waitTimeout(blocking, needed, waiter.maxWaitMs, waitMs));
     }
@@ -539,7 +646,8 @@ export class Limiter {
   /** A `WaitTimeoutError` saying why: the dimension and when it has room, the slots held, or the store down. */
   private waitTimeout(dimension: string, waitMs: number, maxWaitMs: number, remainingMs = waitMs): WaitTimeoutError {
     const windowMs = this.meterByName.get(dimension)?.dimension.windowMs;
-    const availableAt = windowMs !== undefined && remainingMs !== Infinity ? this.clock.wallNow() + remainingMs : undefined;
+    const availableAt =
+      windowMs !== undefined && remainingMs !== Infinity ? this.clock.wallNow() + remainingMs : undefined;
     return new WaitTimeoutError(dimension, waitMs, maxWaitMs, { slots: this.concurrency, windowMs, availableAt });
   }
 

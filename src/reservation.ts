@@ -48,7 +48,24 @@ export interface Meter {
 
 /** A new meter for `dimension`. */
 export function createMeter(dimension: Dimension): Meter {
-  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, syncedSeq: 0, lastSyncAt: undefined, othersRate: 0, share: 1, headroom: 1, cutAtSeq: 0, lastTruth: 0, lastSet: 0, windowed: false, resetAnchor: undefined, retired: false };
+  return {
+    name: dimension.name,
+    dimension,
+    queued: 0,
+    held: 0,
+    admitted: 0,
+    syncedSeq: 0,
+    lastSyncAt: undefined,
+    othersRate: 0,
+    share: 1,
+    headroom: 1,
+    cutAtSeq: 0,
+    lastTruth: 0,
+    lastSet: 0,
+    windowed: false,
+    resetAnchor: undefined,
+    retired: false,
+  };
 }
 
 /** What a reservation needs from its limiter. */
@@ -153,7 +170,8 @@ export class Reservation implements SyncOrigin {
   sync(headers: HeaderInput, options?: SyncOptions): RateLimitView {
     const view = this.host.parse(headers, options);
     // A 429 must pause admission now; other headers inside `run` wait for the settle (see `deferSyncs`).
-    if (this.deferring && options?.status !== 429) (this.deferred ??= []).push(() => this.host.apply(view, headers, options, this));
+    if (this.deferring && options?.status !== 429)
+      (this.deferred ??= []).push(() => this.host.apply(view, headers, options, this));
     else this.host.apply(view, headers, options, this);
     return view;
   }

@@ -37,9 +37,21 @@ export type ResetEvidence = "window" | "bucket" | "too-close" | "unrelated";
  * dialect names (an inferred window was computed from the bucket relation
  * itself, so it cannot tell the two apart).
  */
-export function resetReading(reported: ReportedDimension, provider: ProviderName | "unknown", now: number): ResetReading | undefined {
+export function resetReading(
+  reported: ReportedDimension,
+  provider: ProviderName | "unknown",
+  now: number,
+): ResetReading | undefined {
   const { limit, remaining, windowMs, resetMs, windowSource, unit } = reported;
-  if (limit === undefined || remaining === undefined || windowMs === undefined || resetMs === undefined || windowSource !== "dialect" || limit <= 0) return undefined;
+  if (
+    limit === undefined ||
+    remaining === undefined ||
+    windowMs === undefined ||
+    resetMs === undefined ||
+    windowSource !== "dialect" ||
+    limit <= 0
+  )
+    return undefined;
   const step = provider === "anthropic" && unit !== "requests" ? ANTHROPIC_TOKEN_STEP : 1;
   return { boundary: now + resetMs, remaining, limit, at: now, slackMs: RESET_SLACK_MS + (step * windowMs) / limit };
 }
@@ -54,7 +66,12 @@ export function resetReading(reported: ReportedDimension, provider: ProviderName
  * the provider stamped its headers, so neither can fake a window: only the
  * readings' rounding can, and the slack covers it.
  */
-export function compareResets(earlier: ResetReading, later: ResetReading, windowMs: number, periodMs: number): ResetEvidence {
+export function compareResets(
+  earlier: ResetReading,
+  later: ResetReading,
+  windowMs: number,
+  periodMs: number,
+): ResetEvidence {
   if (earlier.limit !== later.limit) return "unrelated";
   const slack = earlier.slackMs + later.slackMs;
   const moved = later.boundary - earlier.boundary;

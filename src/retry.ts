@@ -20,13 +20,19 @@ export interface RetryPolicy {
 /** Validates `retry` options; `undefined` means no retries. Throws TypeError/RangeError. */
 export function retryPolicy(options: RetryOptions | undefined): RetryPolicy | undefined {
   if (options === undefined) return undefined;
-  if (typeof options !== "object" || options === null) throw new TypeError("retry must be { attempts, baseMs?, maxMs? }");
+  if (typeof options !== "object" || options === null)
+    throw new TypeError("retry must be { attempts, baseMs?, maxMs? }");
   const { attempts, baseMs = 500, maxMs = 8000 } = options;
   if (typeof attempts !== "number") throw notANumber("retry.attempts", attempts);
-  if (!Number.isInteger(attempts) || attempts < 0) throw new RangeError(`retry.attempts must be an integer >= 0, got ${attempts}`);
-  for (const [name, value] of [["baseMs", baseMs], ["maxMs", maxMs]] as const) {
+  if (!Number.isInteger(attempts) || attempts < 0)
+    throw new RangeError(`retry.attempts must be an integer >= 0, got ${attempts}`);
+  for (const [name, value] of [
+    ["baseMs", baseMs],
+    ["maxMs", maxMs],
+  ] as const) {
     if (typeof value !== "number") throw notANumber(`retry.${name}`, value);
-    if (!Number.isFinite(value) || value < 0) throw new RangeError(`retry.${name} must be a finite number >= 0, got ${value}`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new RangeError(`retry.${name} must be a finite number >= 0, got ${value}`);
   }
   return { attempts, baseMs, maxMs };
 }

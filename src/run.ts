@@ -6,7 +6,12 @@ import { backoffMs, type RetryPolicy } from "./retry.js";
 /** What running a call needs from its limiter. */
 export interface RunHost {
   /** Admits a retry at the head of the queue, not before monotonic time `notBefore`. */
-  readmit(estimate: Estimate, signal: AbortSignal | undefined, notBefore: number, refundable: boolean): Promise<Reservation>;
+  readmit(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    notBefore: number,
+    refundable: boolean,
+  ): Promise<Reservation>;
   now(): number;
   warn(warning: Error): void;
   /** Reads a failure as the limiter reads headers (its wall clock, its provider's dialect). */
@@ -48,7 +53,13 @@ export function runAdmitted<T>(host: RunHost, first: Reservation, fn: Fn<T>, pla
   );
 }
 
-async function runRetrying<T>(host: RunHost, first: Reservation, fn: Fn<T>, plan: RunPlan, retry: RetryPolicy): Promise<T> {
+async function runRetrying<T>(
+  host: RunHost,
+  first: Reservation,
+  fn: Fn<T>,
+  plan: RunPlan,
+  retry: RetryPolicy,
+): Promise<T> {
   let reservation = first;
   for (let attempt = 0; ; attempt++) {
     let outcome: RunResult<T>;
@@ -70,7 +81,13 @@ async function runRetrying<T>(host: RunHost, first: Reservation, fn: Fn<T>, plan
  * asked (and not retrying), releases. Returns the delay before the retry the
  * policy allows, or `undefined`: the error stands.
  */
-function fail(host: RunHost, reservation: Reservation, error: unknown, plan: RunPlan, retrying: { retry: RetryPolicy; attempt: number } | undefined): number | undefined {
+function fail(
+  host: RunHost,
+  reservation: Reservation,
+  error: unknown,
+  plan: RunPlan,
+  retrying: { retry: RetryPolicy; attempt: number } | undefined,
+): number | undefined {
   const delay = retryDelay(host, reservation, error, retrying?.retry, retrying?.attempt ?? 0);
   if (delay === undefined && plan.refundOnError) reservation.refund();
   reservation.flushSyncs();
@@ -89,8 +106,17 @@ function finish<T>(host: RunHost, reservation: Reservation, outcome: RunResult<T
 }
 
 /** Syncs a failure's headers; returns how long to wait before retrying it, or `undefined` for no retry. */
-function retryDelay(host: RunHost, reservation: Reservation, error: unknown, retry: RetryPolicy | undefined, attempt: number): number | undefined {
-  const { status, headers } = (typeof error === "object" && error !== null ? error : {}) as { status?: unknown; headers?: unknown };
+function retryDelay(
+  host: RunHost,
+  reservation: Reservation,
+  error: unknown,
+  retry: RetryPolicy | undefined,
+  attempt: number,
+): number | undefined {
+  const { status, headers } = (typeof error === "object" && error !== null ? error : {}) as {
+    status?: unknown;
+    headers?: unknown;
+  };
   if (typeof status === "number" && headers != null && typeof headers === "object") {
     const body = (error as { error?: unknown }).error;
     reservation.sync(headers as never, { status, body });
@@ -103,7 +129,11 @@ function retryDelay(host: RunHost, reservation: Reservation, error: unknown, ret
 
 function settle<T>(host: RunHost, reservation: Reservation, outcome: RunResult<T>): T {
   if (typeof outcome !== "object" || outcome === null || !("value" in outcome)) {
-    host.warn(new TypeError("run(): fn should resolve to { value, used? }; its result is returned as the value and the estimate stands"));
+    host.warn(
+      new TypeError(
+        "run(): fn should resolve to { value, used? }; its result is returned as the value and the estimate stands",
+      ),
+    );
     return outcome as T;
   }
   if (outcome.used !== undefined) {

@@ -2,7 +2,13 @@ import type { Clock } from "./clock.js";
 import { costOf, type Dimension } from "./dimensions.js";
 import type { Meter } from "./reservation.js";
 import { MemoryStore } from "./store/memory.js";
-import { checkFailurePolicy, type Booking, type SharedLayout, type SharedStore, type StoreFailurePolicy } from "./store/shared.js";
+import {
+  checkFailurePolicy,
+  type Booking,
+  type SharedLayout,
+  type SharedStore,
+  type StoreFailurePolicy,
+} from "./store/shared.js";
 import type { Blocker, DimensionSnapshot, Store } from "./store/types.js";
 import { Alarm } from "./timer.js";
 import type { Waiter } from "./waiter.js";
@@ -13,7 +19,9 @@ export interface SharedHost {
   admit(waiter: Waiter, marks: readonly number[] | undefined, lease: string | undefined): void;
   /** The head's booking falls after its deadline: reject it now. */
   late(waiter: Waiter, dimension: string, waitMs: number): void;
-  /** The store refused for good (see `SharedStore.isFinal`) a call that `waiter` waits on: reject it with `error` now. */
+  /**
+   * The store refused for good (see `SharedStore.isFinal`) a call that `waiter` waits on: reject it with `error` now.
+   */
   fail(waiter: Waiter, error: unknown): void;
   /** Look at the head again (after a missing slot, or to probe a store that was down). */
   pump(): void;
@@ -111,7 +119,8 @@ export class SharedAdmission implements Store {
       initialFraction: this.initialFraction,
     };
     for (const name of [...this.mirror.keys()]) if (!dimensions.some((d) => d.name === name)) this.mirror.delete(name);
-    for (const d of dimensions) if (!this.mirror.has(d.name)) this.mirror.set(d.name, d.capacity * this.initialFraction);
+    for (const d of dimensions)
+      if (!this.mirror.has(d.name)) this.mirror.set(d.name, d.capacity * this.initialFraction);
     if (this.fallback && typeof this.policy === "object") {
       const f = this.policy.local;
       this.fallback.configure(
@@ -141,7 +150,8 @@ export class SharedAdmission implements Store {
     }
     const waiters = [head];
     // A retry holding its place (notBefore) stops the batch: those behind it stay behind it.
-    for (let next = head.next; next && waiters.length < MAX_BATCH && next.notBefore <= now; next = next.next) waiters.push(next);
+    for (let next = head.next; next && waiters.length < MAX_BATCH && next.notBefore <= now; next = next.next)
+      waiters.push(next);
     const costs = waiters.map((waiter) => this.dimensions.map((d) => costOf(d.unit, waiter.estimate)));
     const batch: Batch = { waiters, costs, queued: new Set(waiters) };
     this.batch = batch;
@@ -377,7 +387,10 @@ export class SharedAdmission implements Store {
     this.host.pump();
   }
 
-  /** Admitted by the failure policy, with no round trip: the next head is served in a microtask, not inline (that would recurse). */
+  /**
+   * Admitted by the failure policy, with no round trip: the next head is served in a microtask, not inline (that would
+   * recurse).
+   */
   private admitUnbooked(head: Waiter, lease: string | undefined): void {
     this.host.admit(head, undefined, lease);
     queueMicrotask(() => this.host.pump());
@@ -481,9 +494,12 @@ export class SharedAdmission implements Store {
 
   private startRenewing(): void {
     if (this.renewTimer !== undefined) return;
-    this.renewTimer = setInterval(() => {
-      this.write(this.store.renew([...this.leases]));
-    }, Math.max(1, this.store.leaseMs / 3));
+    this.renewTimer = setInterval(
+      () => {
+        this.write(this.store.renew([...this.leases]));
+      },
+      Math.max(1, this.store.leaseMs / 3),
+    );
     // Renewal serves calls in flight; those keep the process alive themselves.
     this.renewTimer.unref?.();
   }

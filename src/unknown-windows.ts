@@ -11,7 +11,9 @@ export interface ResponseFacts {
   readonly now: number;
   /** The request that carried it. */
   readonly origin: SyncOrigin;
-  /** This limiter's meters by name; `undefined` with a shared store, whose other clients' draws are not counted here. */
+  /**
+   * This limiter's meters by name; `undefined` with a shared store, whose other clients' draws are not counted here.
+   */
   readonly meters: ReadonlyMap<string, Meter> | undefined;
   /** Its 429, classified; `undefined` for any other response. */
   readonly failure: FailureClass | undefined;
@@ -43,7 +45,10 @@ const UNITS_OF: Readonly<Record<"requests" | "tokens", readonly ReportedUnit[]>>
   tokens: ["tokens", "input", "output"],
 };
 
-/** A budget's name with its window left out (`rpm` -> `requests`, `project-tpm` -> `project-tokens`): the same budget whatever window it is taken for. */
+/**
+ * A budget's name with its window left out (`rpm` -> `requests`, `project-tpm` -> `project-tokens`): the same budget
+ * whatever window it is taken for.
+ */
 export function familyOf(name: string, d: ReportedDimension): string {
   return name.replace(dimensionName(d.unit, d.windowMs!), d.unit);
 }
@@ -97,7 +102,13 @@ export class UnknownWindows {
     }
     if (spent !== undefined) {
       const family = this.families.get(spent)!;
-      kept[nameOf(spent, family)] = { unit: family.unit, limit: family.limit, remaining: 0, windowMs: family.windowMs, windowSource: "assumed" };
+      kept[nameOf(spent, family)] = {
+        unit: family.unit,
+        limit: family.limit,
+        remaining: 0,
+        windowMs: family.windowMs,
+        windowSource: "assumed",
+      };
     }
     view.dimensions = kept;
   }
@@ -132,8 +143,13 @@ export class UnknownWindows {
    * hint was rounded up and stamped before it arrived, hence the slack. Returns the budget
    * when the response does not carry it.
    */
-  private heed(failure: FailureClass, seen: ReadonlyMap<string, ReportedDimension>, told: ReadonlySet<ReportedUnit>): string | undefined {
-    if (failure.kind !== "rate" || failure.retryAfterMs === undefined || failure.dimension === undefined) return undefined;
+  private heed(
+    failure: FailureClass,
+    seen: ReadonlyMap<string, ReportedDimension>,
+    told: ReadonlySet<ReportedUnit>,
+  ): string | undefined {
+    if (failure.kind !== "rate" || failure.retryAfterMs === undefined || failure.dimension === undefined)
+      return undefined;
     const units = UNITS_OF[failure.dimension];
     let named = [...this.families.keys()].filter((key) => {
       const unit = this.families.get(key)!.unit;

@@ -26,7 +26,13 @@ export interface BurstShape {
  * headers, settle its usage, retry 429s as the limiter is told. Moves virtual
  * time until every call is served (half an hour at most).
  */
-export async function burst(timers: FakeTimers, provider: SimulatedProvider, limiter: Limiter, calls: number, shape: BurstShape): Promise<BurstOutcome> {
+export async function burst(
+  timers: FakeTimers,
+  provider: SimulatedProvider,
+  limiter: Limiter,
+  calls: number,
+  shape: BurstShape,
+): Promise<BurstOutcome> {
   const { call, delayMs } = shape;
   const start = performance.now();
   const admittedAt: number[] = [];

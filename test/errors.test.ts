@@ -46,9 +46,18 @@ describe("bad configuration throws at once", () => {
     [{ otpm: {} }, "otpm must be a number, got an object"],
     [{ concurrency: "4" }, 'concurrency must be a number, got string "4"'],
     [{ tpm: 100, capacity: { tpm: "50" } }, 'capacity.tpm must be a number, got string "50"'],
-    [{ limits: { x: { unit: "tokens", limit: "10", windowMs: 1000 } } }, 'limits.x.limit must be a number, got string "10"'],
-    [{ limits: { x: { unit: "tokens", limit: 10, windowMs: "1000" } } }, 'limits.x.windowMs must be a number, got string "1000"'],
-    [{ limits: { x: { unit: "tokens", limit: 10, windowMs: 1000, capacity: "5" } } }, 'limits.x.capacity must be a number, got string "5"'],
+    [
+      { limits: { x: { unit: "tokens", limit: "10", windowMs: 1000 } } },
+      'limits.x.limit must be a number, got string "10"',
+    ],
+    [
+      { limits: { x: { unit: "tokens", limit: 10, windowMs: "1000" } } },
+      'limits.x.windowMs must be a number, got string "1000"',
+    ],
+    [
+      { limits: { x: { unit: "tokens", limit: 10, windowMs: 1000, capacity: "5" } } },
+      'limits.x.capacity must be a number, got string "5"',
+    ],
     [{ maxQueue: "10" }, 'maxQueue must be a number, got string "10"'],
     [{ initial: "0.5" }, 'initial must be "full", "empty" or a number in [0, 1], got string "0.5"'],
   ])("%o -> TypeError saying what was given", (options, message) => {
@@ -57,15 +66,20 @@ describe("bad configuration throws at once", () => {
 
   it("unknown option keys name the known ones", () => {
     expect(() => new Limiter({ tmp: 1000 } as never)).toThrow(TypeError);
-    expect(() => new Limiter({ tmp: 1000 } as never)).toThrow(/unknown option "tmp"; the options are rpm, tpm, .*concurrency, .*maxQueue, .*provider/);
-    expect(() => new Limiter({ rpm: 1 }).setLimits({ tmp: 1 } as never)).toThrow(/setLimits\(\): unknown option "tmp"; the options are rpm, tpm/);
-    expect(() => new Limiter({ limits: { x: { unit: "tokens", limit: 1, windowMs: 1, widowMs: 1 } } } as never)).toThrow(
-      new TypeError('limits.x: unknown option "widowMs"; the options are unit, limit, windowMs, capacity'),
+    expect(() => new Limiter({ tmp: 1000 } as never)).toThrow(
+      /unknown option "tmp"; the options are rpm, tpm, .*concurrency, .*maxQueue, .*provider/,
     );
+    expect(() => new Limiter({ rpm: 1 }).setLimits({ tmp: 1 } as never)).toThrow(
+      /setLimits\(\): unknown option "tmp"; the options are rpm, tpm/,
+    );
+    expect(
+      () => new Limiter({ limits: { x: { unit: "tokens", limit: 1, windowMs: 1, widowMs: 1 } } } as never),
+    ).toThrow(new TypeError('limits.x: unknown option "widowMs"; the options are unit, limit, windowMs, capacity'));
   });
 
   it("an unknown provider is rejected, listing the known ones, wherever a provider is named", async () => {
-    const known = "provider must be one of openai, azure, anthropic, groq, cerebras, mistral, openrouter, together, ietf";
+    const known =
+      "provider must be one of openai, azure, anthropic, groq, cerebras, mistral, openrouter, together, ietf";
     const typo = new TypeError(`${known}; got "opneai"`);
     expect(() => new Limiter({ rpm: 10, provider: "opneai" } as never)).toThrow(typo);
     expect(() => new Limiter({ rpm: 10, provider: 5 } as never)).toThrow(new TypeError(`${known}; got 5`));
@@ -88,13 +102,16 @@ describe("bad configuration throws at once", () => {
 });
 
 describe("bad estimates reject, never throw synchronously", () => {
-  it.each([[Number.NaN], [-1], [Infinity]])("estimate %s -> RangeError, with or without token budgets", async (estimate) => {
-    for (const limiter of [new Limiter({ tpm: 1000 }), new Limiter({ rpm: 10 })]) {
-      await expect(limiter.acquire(estimate)).rejects.toThrow(RangeError);
-      await expect(limiter.run(estimate, async () => ({ value: 1 }))).rejects.toThrow(RangeError);
-      expect(() => limiter.tryAcquire(estimate)).toThrow(RangeError);
-    }
-  });
+  it.each([[Number.NaN], [-1], [Infinity]])(
+    "estimate %s -> RangeError, with or without token budgets",
+    async (estimate) => {
+      for (const limiter of [new Limiter({ tpm: 1000 }), new Limiter({ rpm: 10 })]) {
+        await expect(limiter.acquire(estimate)).rejects.toThrow(RangeError);
+        await expect(limiter.run(estimate, async () => ({ value: 1 }))).rejects.toThrow(RangeError);
+        expect(() => limiter.tryAcquire(estimate)).toThrow(RangeError);
+      }
+    },
+  );
 
   it("a number where { input, output } is required -> TypeError", async () => {
     const limiter = new Limiter({ itpm: 1000, otpm: 1000 });
@@ -121,17 +138,23 @@ describe("bad estimates reject, never throw synchronously", () => {
 
   it("usage of the wrong type -> TypeError saying what was given", async () => {
     const r = await new Limiter({ tpm: 1000 }).acquire(10);
-    expect(() => r.settle("5" as never)).toThrow(new TypeError('used must be a number or { input, output }, got string "5"'));
+    expect(() => r.settle("5" as never)).toThrow(
+      new TypeError('used must be a number or { input, output }, got string "5"'),
+    );
     r.release();
   });
 
   it("bad options reject", async () => {
     const limiter = new Limiter({ rpm: 10 });
-    await expect(limiter.acquire(0, { maxWaitMs: "100" as never })).rejects.toThrow(new TypeError('maxWaitMs must be a number, got string "100"'));
+    await expect(limiter.acquire(0, { maxWaitMs: "100" as never })).rejects.toThrow(
+      new TypeError('maxWaitMs must be a number, got string "100"'),
+    );
     await expect(limiter.run(0, async () => ({ value: 1 }), { retry: { attempts: "3" as never } })).rejects.toThrow(
       new TypeError('retry.attempts must be a number, got string "3"'),
     );
-    await expect(limiter.run(0, async () => ({ value: 1 }), { retry: { attempts: 3, baseMs: "500" as never } })).rejects.toThrow(TypeError);
+    await expect(
+      limiter.run(0, async () => ({ value: 1 }), { retry: { attempts: 3, baseMs: "500" as never } }),
+    ).rejects.toThrow(TypeError);
     await expect(limiter.acquire(0, { maxWaitMs: -1 })).rejects.toThrow(RangeError);
     await expect(limiter.acquire(0, { maxWaitMs: Number.NaN })).rejects.toThrow(RangeError);
     await expect(limiter.acquire(0, { signal: {} as AbortSignal })).rejects.toThrow(TypeError);
@@ -315,7 +338,11 @@ describe("reconciliation", () => {
     const limiter = new Limiter({ rpm: 10, tpm: 6000, concurrency: 1 });
     const boom = new Error("boom");
     await expect(limiter.run(1000, async () => Promise.reject(boom))).rejects.toBe(boom);
-    expect(limiter.snapshot()).toMatchObject({ rpm: { available: 9 }, tpm: { available: 5000 }, concurrency: { available: 1 } });
+    expect(limiter.snapshot()).toMatchObject({
+      rpm: { available: 9 },
+      tpm: { available: 5000 },
+      concurrency: { available: 1 },
+    });
     await expect(limiter.run(1000, async () => Promise.reject(boom), { refundOnError: true })).rejects.toBe(boom);
     expect(limiter.snapshot()).toMatchObject({ rpm: { available: 9 }, tpm: { available: 5000 }, inFlight: 0 });
   });
@@ -323,9 +350,17 @@ describe("reconciliation", () => {
   it("{ input, output } estimates charge each dimension", async () => {
     const limiter = new Limiter({ tpm: 10_000, itpm: 6000, otpm: 2000 });
     const r = await limiter.acquire({ input: 1000, output: 500 });
-    expect(limiter.snapshot()).toMatchObject({ tpm: { available: 8500 }, itpm: { available: 5000 }, otpm: { available: 1500 } });
+    expect(limiter.snapshot()).toMatchObject({
+      tpm: { available: 8500 },
+      itpm: { available: 5000 },
+      otpm: { available: 1500 },
+    });
     r.settle({ input: 1000, output: 120 });
-    expect(limiter.snapshot()).toMatchObject({ tpm: { available: 8880 }, itpm: { available: 5000 }, otpm: { available: 1880 } });
+    expect(limiter.snapshot()).toMatchObject({
+      tpm: { available: 8880 },
+      itpm: { available: 5000 },
+      otpm: { available: 1880 },
+    });
     r.release();
   });
 });

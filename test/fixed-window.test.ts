@@ -15,7 +15,8 @@ const rpm = (remaining: number, reset?: string): Record<string, string> => ({
 describe("fixed windows learned from headers", () => {
   it("two resets pointing at one boundary while a bucket's would have moved: the remaining holds until the reset, then the whole limit", async () => {
     const limiter = new Limiter({ rpm: 600, provider: "openai" });
-    // A bucket missing 500 of 600 would be full in 50 s; this one resets in 30 s. One reading cannot tell a skewed or rounded bucket.
+    // A bucket missing 500 of 600 would be full in 50 s; this one resets in 30 s. One reading cannot tell a skewed or
+    // rounded bucket.
     limiter.sync(rpm(100, "30s"));
     expect(limiter.snapshot().rpm!.resetInMs).toBeUndefined();
     await time.timers.tickAsync(10_000);
@@ -69,7 +70,10 @@ describe("fixed windows learned from headers", () => {
 
   it("a 429 on a windowed dimension: the window is spent, and its retry hint says when it ends", async () => {
     const limiter = new Limiter({ rpm: 600, provider: "azure" });
-    const azure = (remaining: number) => ({ "x-ratelimit-limit-requests": "100", "x-ratelimit-remaining-requests": String(remaining) });
+    const azure = (remaining: number) => ({
+      "x-ratelimit-limit-requests": "100",
+      "x-ratelimit-remaining-requests": String(remaining),
+    });
     limiter.sync(azure(60)); // Azure's allowance is a 10 s sub-window by documentation
     const body = { error: { type: "requests", code: "429" } };
     limiter.sync({ ...azure(0), "retry-after-ms": "4000" }, { status: 429, body });
@@ -83,14 +87,21 @@ describe("fixed windows learned from headers", () => {
   it("a 429 naming a unit that two dimensions meter moves no window: the hint may be the other's", () => {
     const limiter = new Limiter({ rpm: 600, rpd: 100_000, provider: "azure" });
     limiter.sync({ "x-ratelimit-limit-requests": "100", "x-ratelimit-remaining-requests": "60" });
-    limiter.sync({ "x-ratelimit-limit-requests": "100", "x-ratelimit-remaining-requests": "0", "retry-after-ms": "4000" }, { status: 429, body: { error: { type: "requests" } } });
+    limiter.sync(
+      { "x-ratelimit-limit-requests": "100", "x-ratelimit-remaining-requests": "0", "retry-after-ms": "4000" },
+      { status: 429, body: { error: { type: "requests" } } },
+    );
     expect(limiter.snapshot().rpm!.resetInMs).toBeUndefined();
   });
 
   it("a refund of a charge made before the window ended is not given back", async () => {
     const limiter = new Limiter({ tpm: 10_000, provider: "openai" });
     const early = await limiter.acquire(1_000);
-    const tokens = (reset: string) => ({ "x-ratelimit-limit-tokens": "10000", "x-ratelimit-remaining-tokens": "9000", "x-ratelimit-reset-tokens": reset });
+    const tokens = (reset: string) => ({
+      "x-ratelimit-limit-tokens": "10000",
+      "x-ratelimit-remaining-tokens": "9000",
+      "x-ratelimit-reset-tokens": reset,
+    });
     early.sync(tokens("20s"));
     await time.timers.tickAsync(10_000);
     limiter.sync(tokens("10s")); // the same boundary, nothing refilled: a window
@@ -119,11 +130,21 @@ interface ClientView {
  * cannot tell a window from a bucket: the burst outlasts the first answer.)
  * `windowed`: whether the limiter ever showed a window reset in its snapshot.
  */
-async function burst(window: WindowMode, dialect: Dialect, calls: number, view: ClientView = {}): Promise<{ rejected: number; lastAdmittedMs: number; windowed: boolean }> {
+async function burst(
+  window: WindowMode,
+  dialect: Dialect,
+  calls: number,
+  view: ClientView = {},
+): Promise<{ rejected: number; lastAdmittedMs: number; windowed: boolean }> {
   const provider = createProvider({ rpm: 120, tpm: 1_000_000, window, dialect, latencyMs: 500 });
   const skew = view.clockSkewMs ?? 0;
   const clock = { now: () => performance.now(), wallNow: () => Date.now() + skew };
-  const limiter = new Limiter({ rpm: 120, tpm: 1_000_000, provider: view.provider ?? (dialect as ProviderName), clock });
+  const limiter = new Limiter({
+    rpm: 120,
+    tpm: 1_000_000,
+    provider: view.provider ?? (dialect as ProviderName),
+    clock,
+  });
   const rewrite = view.headers ?? ((headers) => headers);
   let lastAdmittedMs = 0;
   let windowed = false;
@@ -137,9 +158,12 @@ async function burst(window: WindowMode, dialect: Dialect, calls: number, view: 
           lastAdmittedMs = performance.now() - start;
           const res = await provider.call({ prompt: 50, maxTokens: 50, actual: 20 });
           const headers = rewrite(res.headers);
-          if (res.status === 429) throw Object.assign(new Error("429"), { status: 429, headers, error: res.body.error });
+          if (res.status === 429)
+            throw Object.assign(new Error("429"), { status: 429, headers, error: res.body.error });
           reservation.sync(headers);
-          windowed ||= Object.values(limiter.snapshot()).some((d) => typeof d === "object" && d !== null && "resetInMs" in d);
+          windowed ||= Object.values(limiter.snapshot()).some(
+            (d) => typeof d === "object" && d !== null && "resetInMs" in d,
+          );
           return { value: res, used: 70 };
         },
         { retry: { attempts: 20 } },
@@ -193,15 +217,23 @@ describe("against the simulator", () => {
   });
 
   // A reset stamped as an absolute time reads 5 s off on a client clock 5 s off: one reading looks like a window.
-  // (OpenRouter's minute boundaries read 5 s later than a minute look like a day's: its dialect's concern, not tested here.)
+  // (OpenRouter's minute boundaries read 5 s later than a minute look like a day's: its dialect's concern, not tested
+  // here.)
   it.each([
     ["Anthropic RFC 3339", 5_000, "anthropic", withoutDate],
     ["Anthropic RFC 3339", -5_000, "anthropic", withoutDate],
     ["OpenRouter epoch ms", 5_000, "openrouter", asOpenRouter],
-  ] as const)("a continuous provider with %s resets, client clock %i ms ahead, no date header: never windowed, no 429", async (_, clockSkewMs, provider, headers) => {
-    const { rejected, windowed, lastAdmittedMs } = await burst("bucket", "anthropic", 360, { provider, headers, clockSkewMs });
-    expect(windowed).toBe(false);
-    expect(rejected).toBe(0);
-    expect(lastAdmittedMs).toBeLessThanOrEqual(120_000 + ARRIVAL_ALLOWANCE_MS + 1);
-  });
+  ] as const)(
+    "a continuous provider with %s resets, client clock %i ms ahead, no date header: never windowed, no 429",
+    async (_, clockSkewMs, provider, headers) => {
+      const { rejected, windowed, lastAdmittedMs } = await burst("bucket", "anthropic", 360, {
+        provider,
+        headers,
+        clockSkewMs,
+      });
+      expect(windowed).toBe(false);
+      expect(rejected).toBe(0);
+      expect(lastAdmittedMs).toBeLessThanOrEqual(120_000 + ARRIVAL_ALLOWANCE_MS + 1);
+    },
+  );
 });

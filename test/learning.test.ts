@@ -9,7 +9,9 @@ const time = useFakeTime();
 /** Chat-sized calls (reserving 150, using 90) at once, against a provider answering in 700 ms. */
 function burstOf(quota: ProviderOptions, options: LimiterOptions, calls: number): Promise<BurstOutcome> {
   const provider = createProvider({ ...quota, latencyMs: 700 });
-  return burst(time.timers, provider, new Limiter(options), calls, { call: { prompt: 50, maxTokens: 100, actual: 40 } });
+  return burst(time.timers, provider, new Limiter(options), calls, {
+    call: { prompt: 50, maxTokens: 100, actual: 40 },
+  });
 }
 
 describe("limits learned from headers", () => {
@@ -23,15 +25,19 @@ describe("limits learned from headers", () => {
   it.each([
     // On default options the start-up probe sends 4; the first response tells the real limit.
     ["default options", {}, 0],
-    // Told the key is fresh, the limiter trusts the configured limit at once: the 30 the provider cannot take get a 429 each.
+    // Told the key is fresh, the limiter trusts the configured limit at once: the 30 the provider cannot take get a 429
+    // each.
     ['initial: "full"', { initial: "full" as const }, 30],
-  ])("told ten times the real RPM (%s): the first burst's 429s at most, then none, and the real rate within a few responses", async (_, options, firstBurst) => {
-    const { rejected, rejectedLate, admittedAt } = await burstOf({ rpm: 10 }, { rpm: 100, ...options }, 40);
-    expect(rejected).toBe(firstBurst);
-    expect(rejectedLate).toBe(0);
-    // The oracle: 10 at once, then one every 6 s: the 40th at 180 s. Within 5%.
-    expect(Math.max(...admittedAt)).toBeLessThanOrEqual(180_000 * 1.05);
-  });
+  ])(
+    "told ten times the real RPM (%s): the first burst's 429s at most, then none, and the real rate within a few responses",
+    async (_, options, firstBurst) => {
+      const { rejected, rejectedLate, admittedAt } = await burstOf({ rpm: 10 }, { rpm: 100, ...options }, 40);
+      expect(rejected).toBe(firstBurst);
+      expect(rejectedLate).toBe(0);
+      // The oracle: 10 at once, then one every 6 s: the 40th at 180 s. Within 5%.
+      expect(Math.max(...admittedAt)).toBeLessThanOrEqual(180_000 * 1.05);
+    },
+  );
 });
 
 describe("draws on their way when a capacity is lowered", () => {

@@ -52,7 +52,12 @@ describe("reservation.signal", () => {
     const limiter = new Limiter({ rpm: 10 });
     const caller = new AbortController();
     const options = { signal: caller.signal };
-    const [a, b, c, d] = await Promise.all([limiter.acquire(0), limiter.acquire(0), limiter.acquire(0, options), limiter.acquire(0, options)]);
+    const [a, b, c, d] = await Promise.all([
+      limiter.acquire(0),
+      limiter.acquire(0),
+      limiter.acquire(0, options),
+      limiter.acquire(0, options),
+    ]);
     expect(new Set([a!.signal, b!.signal, c!.signal, d!.signal]).size).toBe(4);
     expect(a!.signal).toBe(a!.signal);
     expect(a!.signal.aborted).toBe(false);
@@ -69,7 +74,8 @@ describe("reservation.signal", () => {
       (r) => {
         seen.push(r.signal);
         expect(listeners(caller.signal)).toBe(1);
-        if (seen.length < 3) throw Object.assign(new Error("429"), { status: 429, headers: { "retry-after-ms": "10" } });
+        if (seen.length < 3)
+          throw Object.assign(new Error("429"), { status: 429, headers: { "retry-after-ms": "10" } });
         return { value: "ok" };
       },
       { signal: caller.signal, retry: { attempts: 3 } },
@@ -116,9 +122,13 @@ describe("one caller signal shared by many requests", () => {
     try {
       const shutdown = new AbortController();
       const limiter = new Limiter({ rpm: 50, initial: "full" });
-      const running = await Promise.all(Array.from({ length: 50 }, () => limiter.acquire(0, { signal: shutdown.signal })));
+      const running = await Promise.all(
+        Array.from({ length: 50 }, () => limiter.acquire(0, { signal: shutdown.signal })),
+      );
       const signals = running.map((r) => r.signal);
-      const queued = Array.from({ length: 500 }, () => limiter.acquire(0, { signal: shutdown.signal }).catch((e: unknown) => e));
+      const queued = Array.from({ length: 500 }, () =>
+        limiter.acquire(0, { signal: shutdown.signal }).catch((e: unknown) => e),
+      );
       expect(listeners(shutdown.signal)).toBe(1);
       const reason = new Error("shutting down");
       shutdown.abort(reason);

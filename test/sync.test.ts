@@ -75,7 +75,8 @@ describe("levels", () => {
     await time.timers.tickAsync(100);
     await done;
     (await waiting).release();
-    // 800 reported, less the 700 admitted on the refund (admitted before the headers applied, the level read ~500 too high).
+    // 800 reported, less the 700 admitted on the refund (admitted before the headers applied, the level read ~500 too
+    // high).
     expect(limiter.snapshot().tpm?.available).toBe(100);
   });
 
@@ -141,7 +142,11 @@ describe("limits", () => {
     limiter.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "60" });
     expect(limiter.snapshot().rpm).toMatchObject({ limit: 60, windowMs: 60_000 });
     // 1 used, full again in 24 minutes: a bucket of 60 per day.
-    limiter.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "59", "x-ratelimit-reset-requests": "24m0s" });
+    limiter.sync({
+      "x-ratelimit-limit-requests": "60",
+      "x-ratelimit-remaining-requests": "59",
+      "x-ratelimit-reset-requests": "24m0s",
+    });
     expect(limiter.snapshot().rpm).toBeUndefined();
     expect(limiter.snapshot().rpd).toMatchObject({ limit: 60, available: 59 });
   });
@@ -155,7 +160,9 @@ describe("limits", () => {
 });
 
 describe("429", () => {
-  const tokens429 = { error: { type: "tokens", code: "rate_limit_exceeded", message: "Rate limit reached. Please try again in 2.754s." } };
+  const tokens429 = {
+    error: { type: "tokens", code: "rate_limit_exceeded", message: "Rate limit reached. Please try again in 2.754s." },
+  };
 
   it("pauses the named dimension for the hint; requests that do not use it pass", async () => {
     const limiter = new Limiter({ rpm: 100, tpm: 10_000, provider: "openai" });
@@ -189,8 +196,14 @@ describe("429", () => {
 
   it("a billing 429 and 5xx/529 change nothing", () => {
     const limiter = new Limiter({ rpm: 100, provider: "openai" });
-    limiter.sync({ "retry-after": "30" }, { status: 429, body: { error: { code: "insufficient_quota", type: "insufficient_quota" } } });
-    limiter.sync({ "retry-after": "30" }, { status: 529, body: { type: "error", error: { type: "overloaded_error" } } });
+    limiter.sync(
+      { "retry-after": "30" },
+      { status: 429, body: { error: { code: "insufficient_quota", type: "insufficient_quota" } } },
+    );
+    limiter.sync(
+      { "retry-after": "30" },
+      { status: 529, body: { type: "error", error: { type: "overloaded_error" } } },
+    );
     limiter.sync({ "retry-after": "30" }, { status: 503 });
     const r = limiter.tryAcquire(0);
     expect(r).toBeDefined();
@@ -259,7 +272,10 @@ describe("429", () => {
   it("run reads a 429's absolute reset on the limiter's wall clock, not Date.now()", async () => {
     // The limiter's wall clock runs 30 s ahead of Date.now(); the provider's reset is 5 s after it.
     const aheadMs = 30_000;
-    const limiter = new Limiter({ rpm: 1000, clock: { now: () => performance.now(), wallNow: () => Date.now() + aheadMs } });
+    const limiter = new Limiter({
+      rpm: 1000,
+      clock: { now: () => performance.now(), wallNow: () => Date.now() + aheadMs },
+    });
     const attempts: number[] = [];
     const run = limiter.run(
       0,
@@ -267,7 +283,10 @@ describe("429", () => {
         attempts.push(performance.now());
         if (attempts.length === 1) {
           const reset = new Date(Date.now() + aheadMs + 5_000).toISOString();
-          throw Object.assign(new Error("429"), { status: 429, headers: { "anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": reset } });
+          throw Object.assign(new Error("429"), {
+            status: 429,
+            headers: { "anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": reset },
+          });
         }
         return { value: "ok" };
       },
@@ -281,7 +300,9 @@ describe("429", () => {
   it("rejects bad retry options at once", async () => {
     const limiter = new Limiter({ rpm: 10 });
     await expect(limiter.run(0, async () => ({ value: 1 }), { retry: { attempts: -1 } })).rejects.toThrow(RangeError);
-    await expect(limiter.run(0, async () => ({ value: 1 }), { retry: { attempts: 1, maxMs: Number.NaN } })).rejects.toThrow(RangeError);
+    await expect(
+      limiter.run(0, async () => ({ value: 1 }), { retry: { attempts: 1, maxMs: Number.NaN } }),
+    ).rejects.toThrow(RangeError);
   });
 });
 
@@ -311,7 +332,12 @@ describe("shared keys", () => {
 describe("Azure", () => {
   it("a sub-window allowance with no reset caps the burst, not the rate", () => {
     const limiter = new Limiter({ rpm: 120, tpm: 120_000, provider: "azure" });
-    limiter.sync({ "x-ratelimit-limit-requests": "20", "x-ratelimit-remaining-requests": "19", "x-ratelimit-limit-tokens": "20000", "x-ratelimit-remaining-tokens": "19000" });
+    limiter.sync({
+      "x-ratelimit-limit-requests": "20",
+      "x-ratelimit-remaining-requests": "19",
+      "x-ratelimit-limit-tokens": "20000",
+      "x-ratelimit-remaining-tokens": "19000",
+    });
     expect(limiter.snapshot()).toMatchObject({
       rpm: { limit: 120, capacity: 20, available: 19 },
       tpm: { limit: 120_000, capacity: 20_000, available: 19_000 },

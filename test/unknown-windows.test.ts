@@ -30,7 +30,13 @@ interface Traffic {
  * provider in process, each retried after a 429; the provider's headers pass through
  * `rewrite` first. Virtual time is the caller's to run.
  */
-function traffic(limiter: Limiter, provider: ProviderOptions, calls: number, everyMs: number, rewrite: (h: Headers) => Headers = (h) => h): Traffic {
+function traffic(
+  limiter: Limiter,
+  provider: ProviderOptions,
+  calls: number,
+  everyMs: number,
+  rewrite: (h: Headers) => Headers = (h) => h,
+): Traffic {
   const simulated = createProvider({ latencyMs: 200, ...provider });
   const admittedAt: number[] = [];
   const done = Promise.all(
@@ -42,7 +48,8 @@ function traffic(limiter: Limiter, provider: ProviderOptions, calls: number, eve
           admittedAt.push(performance.now());
           const res = await simulated.call({ prompt: 50, maxTokens: 50, actual: 50 });
           const headers = rewrite(res.headers);
-          if (res.status === 429) throw Object.assign(new Error("429"), { status: 429, headers, error: res.body.error });
+          if (res.status === 429)
+            throw Object.assign(new Error("429"), { status: 429, headers, error: res.body.error });
           reservation.sync(headers);
           return { value: null };
         },
@@ -54,7 +61,14 @@ function traffic(limiter: Limiter, provider: ProviderOptions, calls: number, eve
 }
 
 /** Runs `calls` through {@link traffic} to the end, within `forMs` of virtual time. */
-async function complete(limiter: Limiter, provider: ProviderOptions, calls: number, everyMs: number, forMs: number, rewrite?: (h: Headers) => Headers): Promise<Traffic> {
+async function complete(
+  limiter: Limiter,
+  provider: ProviderOptions,
+  calls: number,
+  everyMs: number,
+  forMs: number,
+  rewrite?: (h: Headers) => Headers,
+): Promise<Traffic> {
   const run = traffic(limiter, provider, calls, everyMs, rewrite);
   await time.timers.tickAsync(forMs);
   await run.done;
@@ -105,7 +119,11 @@ describe("Azure's headers, provider left to detection", () => {
 });
 
 describe("a full bucket says nothing about its window", () => {
-  const full = { "x-ratelimit-limit-tokens": "40000", "x-ratelimit-remaining-tokens": "40000", "x-ratelimit-reset-tokens": "0s" };
+  const full = {
+    "x-ratelimit-limit-tokens": "40000",
+    "x-ratelimit-remaining-tokens": "40000",
+    "x-ratelimit-reset-tokens": "0s",
+  };
 
   it("adds no day budget beside the configured minute one", () => {
     const limiter = new Limiter({ tpm: 40_000 });
@@ -120,13 +138,20 @@ describe("a full bucket says nothing about its window", () => {
     cerebras.sync({ "x-ratelimit-limit-requests-day": "14400", "x-ratelimit-remaining-requests-day": "14400" });
     expect(cerebras.snapshot()["rpd"]).toMatchObject({ limit: 14_400, windowMs: DAY });
     const groq = new Limiter({ provider: "groq" });
-    groq.sync({ "x-ratelimit-limit-requests": "14400", "x-ratelimit-remaining-requests": "14400", "x-ratelimit-reset-requests": "0s" });
+    groq.sync({
+      "x-ratelimit-limit-requests": "14400",
+      "x-ratelimit-remaining-requests": "14400",
+      "x-ratelimit-reset-requests": "0s",
+    });
     expect(groq.snapshot()["rpd"]).toMatchObject({ limit: 14_400, windowMs: DAY });
   });
 });
 
 describe("evidence lengthens an unknown window", () => {
-  const requests = (remaining: number): Headers => ({ "x-ratelimit-limit": "100", "x-ratelimit-remaining": String(remaining) });
+  const requests = (remaining: number): Headers => ({
+    "x-ratelimit-limit": "100",
+    "x-ratelimit-remaining": String(remaining),
+  });
 
   it("a daily quota taken for a minute costs one 429, whose hint then tells the day", async () => {
     // 100 requests a day, counted from midnight; headers without a reset (Groq's names, the resets dropped).
@@ -166,7 +191,12 @@ describe("evidence lengthens an unknown window", () => {
 
   it("a hint that several guessed budgets could explain lengthens none", () => {
     const limiter = new Limiter();
-    const both = { "x-ratelimit-limit-tokens": "9000", "x-ratelimit-remaining-tokens": "10", "x-ratelimit-limit-project-tokens": "5000", "x-ratelimit-remaining-project-tokens": "20" };
+    const both = {
+      "x-ratelimit-limit-tokens": "9000",
+      "x-ratelimit-remaining-tokens": "10",
+      "x-ratelimit-limit-project-tokens": "5000",
+      "x-ratelimit-remaining-project-tokens": "20",
+    };
     limiter.sync(both);
     limiter.sync({ ...both, "retry-after": String(5 * 3_600) }, { status: 429, body: { error: { type: "tokens" } } });
     expect(budgets(limiter).sort()).toEqual(["project-tpm", "tpm"]);

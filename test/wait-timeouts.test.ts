@@ -8,7 +8,12 @@ const time = useFakeTime();
 // Limiters here say the key is fresh (`initial: "full"`): the start-up probe would hold all but a few.
 
 /** Starts `count` runs that hold their reservations until `done` resolves; returns once all are admitted. */
-async function holdRuns(limiter: Limiter, count: number, estimate: number, options: { refundOnError?: boolean } = {}): Promise<() => void> {
+async function holdRuns(
+  limiter: Limiter,
+  count: number,
+  estimate: number,
+  options: { refundOnError?: boolean } = {},
+): Promise<() => void> {
   let finish!: () => void;
   const done = new Promise<void>((resolve) => (finish = resolve));
   for (let i = 0; i < count; i++) void limiter.run(estimate, async () => ({ value: await done }), options);

@@ -42,10 +42,14 @@ function estimate(job: Job): number {
 type Gate = (cost: number, fn: () => Promise<CallResult>) => Promise<CallResult>;
 
 function gated(gate: Gate): Send {
-  return async (job, provider) => (await gate(estimate(job), () => callWithRetries(provider, request(job)))).status === 200;
+  return async (job, provider) =>
+    (await gate(estimate(job), () => callWithRetries(provider, request(job)))).status === 200;
 }
 
-/** Anything that waits until it can take `count` tokens: `limiter`'s `RateLimiter`, rate-limiter-flexible's `RateLimiterQueue`. */
+/**
+ * Anything that waits until it can take `count` tokens: `limiter`'s `RateLimiter`, rate-limiter-flexible's
+ * `RateLimiterQueue`.
+ */
 interface TokenRemover {
   removeTokens(count: number): Promise<unknown>;
 }
@@ -79,7 +83,8 @@ export function sendThrough(limiter: Limiter): Send {
         estimate(job),
         async (reservation) => {
           const res = await provider.call(request(job));
-          if (res.status === 429) throw Object.assign(new Error("429"), { status: 429, headers: res.headers, error: res.body.error });
+          if (res.status === 429)
+            throw Object.assign(new Error("429"), { status: 429, headers: res.headers, error: res.body.error });
           reservation.sync(res.headers);
           return { value: res, used: job.prompt + res.usage.completionTokens };
         },
@@ -92,7 +97,10 @@ export function sendThrough(limiter: Limiter): Send {
   };
 }
 
-/** @aid-on/llm-throttle has no waiting API: callers wait in FIFO order, one polling `consume` and sleeping `availableIn`. */
+/**
+ * @aid-on/llm-throttle has no waiting API: callers wait in FIFO order, one polling `consume` and sleeping
+ * `availableIn`.
+ */
 function throttled(quota: Quota): Send {
   const throttle = new LLMThrottle({ ...quota, clock: () => performance.now() });
   let turn = Promise.resolve();
@@ -125,9 +133,11 @@ export const contenders: readonly Contender[] = [
   },
   {
     library: "bottleneck",
-    setup: "two limiters, `reservoir` = RPM / TPM refreshed every 60 s; `schedule({ weight: prompt + max_tokens })` on the TPM one, then `schedule` on the RPM one",
+    setup:
+      "two limiters, `reservoir` = RPM / TPM refreshed every 60 s; `schedule({ weight: prompt + max_tokens })` on the TPM one, then `schedule` on the RPM one",
     client({ told: quota }) {
-      const perMinute = (n: number) => new Bottleneck({ reservoir: n, reservoirRefreshAmount: n, reservoirRefreshInterval: MINUTE_MS });
+      const perMinute = (n: number) =>
+        new Bottleneck({ reservoir: n, reservoirRefreshAmount: n, reservoirRefreshInterval: MINUTE_MS });
       const tokens = perMinute(quota.tpm);
       const requests = perMinute(quota.rpm);
       return gated((cost, fn) => tokens.schedule({ weight: cost }, () => requests.schedule(fn)));
@@ -152,9 +162,11 @@ export const contenders: readonly Contender[] = [
   },
   {
     library: "rate-limiter-flexible",
-    setup: "two `RateLimiterQueue`s over `RateLimiterMemory({ points: RPM / TPM, duration: 60 })`; `removeTokens(prompt + max_tokens)`, then `removeTokens(1)`",
+    setup:
+      "two `RateLimiterQueue`s over `RateLimiterMemory({ points: RPM / TPM, duration: 60 })`; `removeTokens(prompt + max_tokens)`, then `removeTokens(1)`",
     client({ told: quota }) {
-      const queue = (points: number) => new RateLimiterQueue(new RateLimiterMemory({ points, duration: MINUTE_MS / 1_000 }));
+      const queue = (points: number) =>
+        new RateLimiterQueue(new RateLimiterMemory({ points, duration: MINUTE_MS / 1_000 }));
       const tokens = queue(quota.tpm);
       const requests = queue(quota.rpm);
       return tokensThenRequest(tokens, requests);
@@ -162,7 +174,8 @@ export const contenders: readonly Contender[] = [
   },
   {
     library: "@aid-on/llm-throttle",
-    setup: "`LLMThrottle({ rpm, tpm })`; `consume(id, prompt + max_tokens)` (FIFO, sleeping `availableIn`), then `adjustConsumption(id, used)` (0 on a 429)",
+    setup:
+      "`LLMThrottle({ rpm, tpm })`; `consume(id, prompt + max_tokens)` (FIFO, sleeping `availableIn`), then `adjustConsumption(id, used)` (0 on a 429)",
     client: ({ told }) => throttled(told),
   },
   {

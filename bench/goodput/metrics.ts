@@ -21,7 +21,10 @@ export interface Metrics {
   readonly lateShare: number;
   /** 429s per job: at least the share of jobs that drew one. */
   readonly rejectedPerCall: number;
-  /** 429s drawn by calls a client made once it had its first {@link FIRST_RESPONSES} responses back (a 429 is a response too). */
+  /**
+   * 429s drawn by calls a client made once it had its first {@link FIRST_RESPONSES} responses back (a 429 is a response
+   * too).
+   */
   readonly rejectedAfterResponses: number;
   /** Admissions per minute from the 60th second until the oracle's last admission. */
   readonly admissionsPerMinute: number;
@@ -64,7 +67,9 @@ export function boundMs(workload: Workload): number {
   return Math.max(lastArrival, (workload.jobs.length - rpm.capacity) / rpm.perMs, (tokens - tpm.capacity) / tpm.perMs);
 }
 
-/** Admissions per minute from the 60th second to `untilMs` (both included), of admission times relative to the start. */
+/**
+ * Admissions per minute from the 60th second to `untilMs` (both included), of admission times relative to the start.
+ */
 export function admissionsPerMinute(admittedAt: readonly number[], untilMs: number): number {
   const counted = admittedAt.filter((t) => t >= MINUTE_MS && t <= untilMs).length;
   return (counted * MINUTE_MS) / (untilMs - MINUTE_MS);

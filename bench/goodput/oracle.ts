@@ -5,7 +5,8 @@
  * workload's largest). No FIFO client safe for every such delay finishes
  * sooner; with D = 0 it sends each call the instant the provider would admit
  * it. It does not learn from responses when its calls arrived, so where
- * refunds bind, a client that does may finish a little sooner. Its arithmetic is written here, apart from llm-limiter's and the
+ * refunds bind, a client that does may finish a little sooner. Its arithmetic is written here, apart from llm-limiter's
+ * and the
  * simulator's code, from the provider's documented behaviour: RPM charges 1
  * per call; TPM charges prompt + max_tokens at admission and gives back
  * max_tokens − answer when the call completes (a window gives back only
@@ -98,7 +99,8 @@ function bucket(limit: number, delayMs: number): Meter {
     },
     send({ cost, refund, latencyMs }, now) {
       insert({ at: now + delayMs, amount: -cost, sureFrom: now });
-      if (refund > 0) insert({ at: now + Math.max(delayMs, latencyMs), amount: refund, sureFrom: now + delayMs + latencyMs });
+      if (refund > 0)
+        insert({ at: now + Math.max(delayMs, latencyMs), amount: refund, sureFrom: now + delayMs + latencyMs });
     },
     nextChange(now) {
       // A refund becomes sure, or a charge leaves (s − D, s] and the bucket refills behind it again.
@@ -149,7 +151,10 @@ function meterOf(limit: number, mode: Workload["provider"]["window"], delayMs: n
   return windows(limit, MINUTE_MS);
 }
 
-/** What the oracle achieves: its makespan, and when each of its calls was sent and admitted (in job order, relative to the workload's start). */
+/**
+ * What the oracle achieves: its makespan, and when each of its calls was sent and admitted (in job order, relative to
+ * the workload's start).
+ */
 export interface OracleRun {
   /** From the first arrival until its last call completes. */
   readonly makespanMs: number;

@@ -54,17 +54,47 @@ const cutOff = `> ${CUT_OFF_MS / 3_600_000} h`;
 export function workloadTable(result: Result): string {
   const { workload } = result;
   const oracleMs = result.oracle.makespanMs;
-  const header = ["library", "429s", "429s by dimension", "gave up", "makespan (s)", "vs oracle (s)", "bound (s)", "bound / makespan", ...workload.columns.map((c) => HEADERS[c])];
+  const header = [
+    "library",
+    "429s",
+    "429s by dimension",
+    "gave up",
+    "makespan (s)",
+    "vs oracle (s)",
+    "bound (s)",
+    "bound / makespan",
+    ...workload.columns.map((c) => HEADERS[c]),
+  ];
   const rows = result.rows.map(({ contender, metrics: m }) => {
     const name = contender.library === OURS ? `**${OURS}**` : contender.library;
     // A client that gave up on calls finished early: its ratio says nothing.
     const ratio = m.failed > 0 ? `(${m.ratio.toFixed(3)})` : m.ratio.toFixed(3);
     const versus = m.makespanMs - oracleMs;
-    const makespan = m.stalled > 0 ? [cutOff, "–"] : [seconds(m.makespanMs), `${versus >= 0 ? "+" : ""}${seconds(versus)}`];
-    return [name, String(m.rejected), m.rejectedBy || "–", String(m.failed), ...makespan, seconds(m.boundMs), ratio, ...workload.columns.map((c) => cell(c, m))];
+    const makespan =
+      m.stalled > 0 ? [cutOff, "–"] : [seconds(m.makespanMs), `${versus >= 0 ? "+" : ""}${seconds(versus)}`];
+    return [
+      name,
+      String(m.rejected),
+      m.rejectedBy || "–",
+      String(m.failed),
+      ...makespan,
+      seconds(m.boundMs),
+      ratio,
+      ...workload.columns.map((c) => cell(c, m)),
+    ];
   });
   const bound = boundMs(workload);
-  rows.push([ORACLE, "0", "–", "0", seconds(oracleMs), "0.0", seconds(bound), (bound / oracleMs).toFixed(3), ...workload.columns.map((c) => oracleCell(c, result))]);
+  rows.push([
+    ORACLE,
+    "0",
+    "–",
+    "0",
+    seconds(oracleMs),
+    "0.0",
+    seconds(bound),
+    (bound / oracleMs).toFixed(3),
+    ...workload.columns.map((c) => oracleCell(c, result)),
+  ]);
   const align = header.map((_, i): Align => (i === 0 || i === 2 ? "left" : "right"));
   return `### ${workload.id}. ${workload.title}\n\n${workload.summary}\n\n${markdownTable(header, align, rows)}`;
 }
@@ -74,14 +104,29 @@ export function glanceTable(results: readonly Result[]): string {
   const header = ["workload", "429s", "gave up", "makespan (s)", "oracle (s)", "figures the targets apply to"];
   const rows = results.map((r) => {
     const ours = r.rows.find((row) => row.contender.library === OURS)!.metrics;
-    const figures = r.workload.columns.map((c) => `${HEADERS[c]} ${cell(c, ours)} (oracle ${oracleCell(c, r)})`).join("; ");
+    const figures = r.workload.columns
+      .map((c) => `${HEADERS[c]} ${cell(c, ours)} (oracle ${oracleCell(c, r)})`)
+      .join("; ");
     const makespan = ours.stalled > 0 ? `${cutOff} (${ours.stalled} waiting)` : seconds(ours.makespanMs);
-    return [`${r.workload.id}. ${r.workload.title}`, String(ours.rejected), String(ours.failed), makespan, seconds(r.oracle.makespanMs), figures || "–"];
+    return [
+      `${r.workload.id}. ${r.workload.title}`,
+      String(ours.rejected),
+      String(ours.failed),
+      makespan,
+      seconds(r.oracle.makespanMs),
+      figures || "–",
+    ];
   });
   return markdownTable(header, ["left", "right", "right", "right", "right", "left"], rows);
 }
 
-export function resultsFile(results: readonly Result[], targets: readonly Target[], contenders: readonly Contender[], wallMs: number, records: string): string {
+export function resultsFile(
+  results: readonly Result[],
+  targets: readonly Target[],
+  contenders: readonly Contender[],
+  wallMs: number,
+  records: string,
+): string {
   const cpus = os.cpus();
   const machine = `${cpus[0]?.model ?? "unknown CPU"} × ${cpus.length} cores · ${os.platform()} ${os.arch()}`;
   const setups = contenders.map((c) => `- **${c.library}**${version(c.library)}: ${c.setup}`).join("\n");

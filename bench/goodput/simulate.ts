@@ -28,7 +28,10 @@ export interface Run {
   readonly calls: readonly CallRecord[];
   /** Every attempt, in the order their responses came back. */
   readonly attempts: readonly Attempt[];
-  /** Per job: whether it was served, and when its client was done with it (relative; `undefined`: still waiting at the cut-off). */
+  /**
+   * Per job: whether it was served, and when its client was done with it (relative; `undefined`: still waiting at the
+   * cut-off).
+   */
   readonly outcomes: readonly { readonly served: boolean; readonly doneAt: number | undefined }[];
 }
 

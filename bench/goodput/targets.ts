@@ -65,24 +65,43 @@ function existingTargets(results: readonly Result[]): Target[] {
   const byId = (ids: readonly string[]) => results.filter((r) => ids.includes(r.workload.id));
   const single = byId(["1", "2", "3"]);
   if (single.length > 0) {
-    const misses = single.filter((r) => ourMetrics(r).rejected > 0).map((r) => `${r.workload.id}: ${ourMetrics(r).rejected}`);
-    targets.push({ name: "zero 429s, one client told the true quota, continuous provider (1–3)", met: misses.length === 0, detail: misses.join("; ") || "0 on each" });
+    const misses = single
+      .filter((r) => ourMetrics(r).rejected > 0)
+      .map((r) => `${r.workload.id}: ${ourMetrics(r).rejected}`);
+    targets.push({
+      name: "zero 429s, one client told the true quota, continuous provider (1–3)",
+      met: misses.length === 0,
+      detail: misses.join("; ") || "0 on each",
+    });
   }
   for (const r of byId(["1", "2"])) {
     const ratio = ourMetrics(r).ratio;
-    targets.push({ name: `ratio ≥ 0.97 on ${r.workload.id} (${r.workload.title})`, met: ratio >= 0.97, detail: ratio.toFixed(3) });
+    targets.push({
+      name: `ratio ≥ 0.97 on ${r.workload.id} (${r.workload.title})`,
+      met: ratio >= 0.97,
+      detail: ratio.toFixed(3),
+    });
   }
   for (const r of byId(EXISTING)) {
     const ours = ourMetrics(r);
     const peers = r.rows.filter((row) => row.contender.library !== OURS && row.contender.library !== BASELINE);
     const behind = peers
       .filter((row) => !ahead(ours, row.metrics))
-      .map(({ contender, metrics: m }) => `${contender.library} (${m.rejected} 429s, ${m.failed} gave up, ratio ${m.ratio.toFixed(3)})`);
+      .map(
+        ({ contender, metrics: m }) =>
+          `${contender.library} (${m.rejected} 429s, ${m.failed} gave up, ratio ${m.ratio.toFixed(3)})`,
+      );
     // Nobody finishes sooner than the oracle, so there the peers can only be matched, and then on 429s too.
     const fewest = Math.min(...peers.map((row) => row.metrics.rejected));
-    const atOracle = ours.failed === 0 && ours.rejected <= fewest && ours.makespanMs <= r.oracle.makespanMs + AT_ORACLE_MS;
+    const atOracle =
+      ours.failed === 0 && ours.rejected <= fewest && ours.makespanMs <= r.oracle.makespanMs + AT_ORACLE_MS;
     const mine = `${summary(ours, r.oracle)}, ratio ${ours.ratio.toFixed(3)}`;
-    const how = behind.length === 0 ? "ahead of every peer" : atOracle ? `within ${seconds(AT_ORACLE_MS)} s of the oracle's makespan` : "neither";
+    const how =
+      behind.length === 0
+        ? "ahead of every peer"
+        : atOracle
+          ? `within ${seconds(AT_ORACLE_MS)} s of the oracle's makespan`
+          : "neither";
     const tied = behind.length === 0 ? "" : `; not ahead of ${behind.join(", ")}`;
     const name = `ahead of every peer, or within ${seconds(AT_ORACLE_MS)} s of the oracle's makespan, on ${r.workload.id}`;
     targets.push({ name, met: how !== "neither", detail: `${how}: ${mine}${tied}` });
@@ -90,7 +109,11 @@ function existingTargets(results: readonly Result[]): Target[] {
   for (const r of results.filter((w) => w.workload.columns.includes("late share"))) {
     const m = ourMetrics(r);
     const met = m.lateShare <= 0.01 && m.ratio > 0.9 && m.failed === 0;
-    targets.push({ name: `≤ 1% 429s after the first minute and ratio > 0.9 on ${r.workload.id}`, met, detail: `${percent(m.lateShare)}, ratio ${m.ratio.toFixed(3)}` });
+    targets.push({
+      name: `≤ 1% 429s after the first minute and ratio > 0.9 on ${r.workload.id}`,
+      met,
+      detail: `${percent(m.lateShare)}, ratio ${m.ratio.toFixed(3)}`,
+    });
   }
   return targets;
 }

@@ -30,7 +30,12 @@ export interface Job {
 export type LimiterSetup = "quota and provider" | "quota" | "nothing";
 
 /** A column a workload's table adds, for the figure its target is about. */
-export type Column = "late share" | "429s per call" | "429s after 5 responses" | "admissions / min from 60 s" | "429s of the restarted process";
+export type Column =
+  | "late share"
+  | "429s per call"
+  | "429s after 5 responses"
+  | "admissions / min from 60 s"
+  | "429s of the restarted process";
 
 export interface Workload {
   readonly id: string;
@@ -45,7 +50,9 @@ export interface Workload {
     /** When admitted calls' headers are stamped. Default: the simulator's (`"completion"`). */
     readonly stampHeaders?: HeaderStamp;
   };
-  /** Each call reaches the provider a delay drawn uniformly from 0..`maxMs` after it is sent (seeded). Default: at once. */
+  /**
+   * Each call reaches the provider a delay drawn uniformly from 0..`maxMs` after it is sent (seeded). Default: at once.
+   */
   readonly arrival?: { readonly maxMs: number; readonly seed: number };
   /** The quota each client is told (what its user believes). */
   readonly told: Quota;
@@ -64,15 +71,38 @@ export interface Workload {
 type Size = Pick<Job, "prompt" | "maxTokens" | "actual">;
 
 /** `count` jobs of `client` arriving evenly over `overMs` from `fromMs`, sized by `size`. */
-function stream(count: number, overMs: number, client: number, seed: number, size: (random: () => number) => Size, fromMs = 0): Job[] {
+function stream(
+  count: number,
+  overMs: number,
+  client: number,
+  seed: number,
+  size: (random: () => number) => Size,
+  fromMs = 0,
+): Job[] {
   const random = seededRandom(seed);
   return Array.from({ length: count }, (_, i) => ({ at: fromMs + (i * overMs) / count, client, ...size(random) }));
 }
 
-const chat = (random: () => number): Size => ({ prompt: between(random, 100, 300), maxTokens: 256, actual: between(random, 20, 200) });
-const longContext = (random: () => number): Size => ({ prompt: between(random, 6_000, 10_000), maxTokens: 512, actual: between(random, 100, 500) });
-const overReserved = (random: () => number): Size => ({ prompt: between(random, 300, 700), maxTokens: 4_096, actual: between(random, 200, 400) });
-const medium = (random: () => number): Size => ({ prompt: between(random, 1_000, 2_000), maxTokens: 500, actual: between(random, 200, 400) });
+const chat = (random: () => number): Size => ({
+  prompt: between(random, 100, 300),
+  maxTokens: 256,
+  actual: between(random, 20, 200),
+});
+const longContext = (random: () => number): Size => ({
+  prompt: between(random, 6_000, 10_000),
+  maxTokens: 512,
+  actual: between(random, 100, 500),
+});
+const overReserved = (random: () => number): Size => ({
+  prompt: between(random, 300, 700),
+  maxTokens: 4_096,
+  actual: between(random, 200, 400),
+});
+const medium = (random: () => number): Size => ({
+  prompt: between(random, 1_000, 2_000),
+  maxTokens: 500,
+  actual: between(random, 200, 400),
+});
 
 const CHAT_QUOTA: Quota = { rpm: 500, tpm: 1_000_000 };
 const chatBurst = stream(2_000, 10_000, 0, 1, chat);
@@ -103,7 +133,8 @@ export const workloads: readonly Workload[] = [
   {
     id: "1",
     title: "chat burst (RPM binds)",
-    summary: "2,000 short chat calls (prompt 100–300, max_tokens 256, answers 20–200) arriving within 10 s; 500 RPM, 1M TPM.",
+    summary:
+      "2,000 short chat calls (prompt 100–300, max_tokens 256, answers 20–200) arriving within 10 s; 500 RPM, 1M TPM.",
     provider: { quota: CHAT_QUOTA, window: "bucket", dialect: "openai" },
     told: CHAT_QUOTA,
     clients: 1,
@@ -113,7 +144,8 @@ export const workloads: readonly Workload[] = [
   {
     id: "2",
     title: "long context above TPM",
-    summary: "400 calls with 6k–10k-token prompts (max_tokens 512, answers 100–500), one a second: ~500k TPM offered to a 300k TPM key.",
+    summary:
+      "400 calls with 6k–10k-token prompts (max_tokens 512, answers 100–500), one a second: ~500k TPM offered to a 300k TPM key.",
     provider: { quota: LONG_CONTEXT_QUOTA, window: "bucket", dialect: "openai" },
     told: LONG_CONTEXT_QUOTA,
     clients: 1,
@@ -123,7 +155,8 @@ export const workloads: readonly Workload[] = [
   {
     id: "3",
     title: "max_tokens 4096, ~300-token answers",
-    summary: "1,000 calls in the first minute, prompt 300–700, max_tokens 4096, answers 200–400: reserves ~6x what it uses; 500 RPM, 200k TPM.",
+    summary:
+      "1,000 calls in the first minute, prompt 300–700, max_tokens 4096, answers 200–400: reserves ~6x what it uses; 500 RPM, 200k TPM.",
     provider: { quota: { rpm: 500, tpm: 200_000 }, window: "bucket", dialect: "openai" },
     told: { rpm: 500, tpm: 200_000 },
     clients: 1,
@@ -157,7 +190,8 @@ export const workloads: readonly Workload[] = [
   {
     id: "6",
     title: "chat burst, fixed-window provider",
-    summary: "Workload 1 against a provider counting per clock-aligned minute (the run starts 25.5 s into one); OpenAI headers.",
+    summary:
+      "Workload 1 against a provider counting per clock-aligned minute (the run starts 25.5 s into one); OpenAI headers.",
     provider: { quota: CHAT_QUOTA, window: "fixed", dialect: "openai" },
     told: CHAT_QUOTA,
     clients: 1,
@@ -167,7 +201,8 @@ export const workloads: readonly Workload[] = [
   {
     id: "7",
     title: "chat burst, Azure 10 s sub-windows",
-    summary: "Workload 1 against a provider enforcing each per-minute limit as floor(limit / 6) per 10 s window; Azure headers (no reset).",
+    summary:
+      "Workload 1 against a provider enforcing each per-minute limit as floor(limit / 6) per 10 s window; Azure headers (no reset).",
     provider: { quota: CHAT_QUOTA, window: "azure", dialect: "azure" },
     told: CHAT_QUOTA,
     clients: 1,
@@ -190,7 +225,8 @@ export const workloads: readonly Workload[] = [
   {
     id: "9",
     title: "long context above TPM, arrivals 0–400 ms late",
-    summary: "Workload 2 with each call reaching the provider 0–400 ms after it is sent (uniform, seeded), headers stamped at completion.",
+    summary:
+      "Workload 2 with each call reaching the provider 0–400 ms after it is sent (uniform, seeded), headers stamped at completion.",
     provider: { quota: LONG_CONTEXT_QUOTA, window: "bucket", dialect: "openai", stampHeaders: "completion" },
     arrival: LATE_ARRIVALS,
     told: LONG_CONTEXT_QUOTA,

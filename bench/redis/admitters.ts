@@ -38,7 +38,12 @@ function llmLimiter(redis: Redis, key: string, budget: RequestBudget, settle: bo
  * a rejection sleep `msBeforeNext` and try again.
  */
 function rateLimiterFlexible(redis: Redis, key: string, budget: RequestBudget): Admitter {
-  const limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: key, points: budget.limit, duration: budget.windowMs / 1_000 });
+  const limiter = new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix: key,
+    points: budget.limit,
+    duration: budget.windowMs / 1_000,
+  });
   const admit = async (): Promise<void> => {
     for (;;) {
       try {

@@ -56,7 +56,15 @@ function perSecond(rows: readonly ThroughputRow[], library: Library, processes: 
 /** Admissions per second and their costs, beside rate-limiter-flexible's with as many processes. */
 function throughputTable(rows: readonly ThroughputRow[]): string {
   return markdownTable(
-    ["library", "an admission is", "processes", "admissions/s", "÷ rate-limiter-flexible", "round trips", "commands Redis ran"],
+    [
+      "library",
+      "an admission is",
+      "processes",
+      "admissions/s",
+      "÷ rate-limiter-flexible",
+      "round trips",
+      "commands Redis ran",
+    ],
     ["left", "left", "right", "right", "right", "right", "right"],
     rows.map((row) => [
       row.library,
@@ -73,7 +81,16 @@ function throughputTable(rows: readonly ThroughputRow[]): string {
 export function report(r: Results): string {
   const flexibleMakespan = r.makespanRows.find((row) => row.library === "rate-limiter-flexible")?.makespanMs ?? NaN;
   const makespan = markdownTable(
-    ["library", "makespan", "÷ bound", "÷ rate-limiter-flexible", "round trips", "commands Redis ran", "bucket replay: rejected", "earliest"],
+    [
+      "library",
+      "makespan",
+      "÷ bound",
+      "÷ rate-limiter-flexible",
+      "round trips",
+      "commands Redis ran",
+      "bucket replay: rejected",
+      "earliest",
+    ],
     ["left", "right", "right", "right", "right", "right", "right", "right"],
     r.makespanRows.map((row) => [
       row.library,
@@ -89,7 +106,9 @@ export function report(r: Results): string {
 
   const uncontended = r.uncontendedRows.find((row) => row.library === "llm-limiter")?.roundTrips ?? NaN;
   const ourMakespan = r.makespanRows.find((row) => row.library === "llm-limiter")?.makespanMs ?? NaN;
-  const faster = [1, 4].map((p) => perSecond(r.throughputRows, "llm-limiter", p) / perSecond(r.throughputRows, "rate-limiter-flexible", p));
+  const faster = [1, 4].map(
+    (p) => perSecond(r.throughputRows, "llm-limiter", p) / perSecond(r.throughputRows, "rate-limiter-flexible", p),
+  );
   const cpus = os.cpus();
   const refillPerSecond = (r.binding.limit * 1_000) / r.binding.windowMs;
 

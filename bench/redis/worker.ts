@@ -4,7 +4,15 @@
  */
 import { Redis } from "ioredis";
 import { admitter, UNBOUNDED, type Admitter } from "./admitters.js";
-import { epochNow, type Job, type MakespanJob, type Report, type ThroughputJob, type ToParent, type ToWorker } from "./jobs.js";
+import {
+  epochNow,
+  type Job,
+  type MakespanJob,
+  type Report,
+  type ThroughputJob,
+  type ToParent,
+  type ToWorker,
+} from "./jobs.js";
 
 const job = JSON.parse(process.argv[2]!) as Job;
 const send = (message: ToParent): void => void process.send!(message);
@@ -36,12 +44,20 @@ async function loop(lib: Admitter, callers: number, end: number): Promise<number
   return admissions;
 }
 
-async function throughput({ callers, durationMs }: ThroughputJob, lib: Admitter, start: number): Promise<Omit<Report, "commandsSent">> {
+async function throughput(
+  { callers, durationMs }: ThroughputJob,
+  lib: Admitter,
+  start: number,
+): Promise<Omit<Report, "commandsSent">> {
   const admissions = await loop(lib, callers, start + durationMs);
   return { admissions, elapsedMs: epochNow() - start, admittedAt: [] };
 }
 
-async function makespan({ requests }: MakespanJob, lib: Admitter, start: number): Promise<Omit<Report, "commandsSent">> {
+async function makespan(
+  { requests }: MakespanJob,
+  lib: Admitter,
+  start: number,
+): Promise<Omit<Report, "commandsSent">> {
   const admittedAt = await Promise.all(Array.from({ length: requests }, () => lib.admit().then(epochNow)));
   return { admissions: requests, elapsedMs: Math.max(...admittedAt) - start, admittedAt };
 }

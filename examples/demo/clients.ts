@@ -55,7 +55,12 @@ export class LimitedClient implements Client {
           this.admitted++;
           const res = await this.provider.call(request(call));
           // Thrown the way the official SDKs throw a 429, so `run` syncs it and retries.
-          if (res.status === 429) throw Object.assign(new Error("rate limited"), { status: 429, headers: res.headers, error: res.body.error });
+          if (res.status === 429)
+            throw Object.assign(new Error("rate limited"), {
+              status: 429,
+              headers: res.headers,
+              error: res.body.error,
+            });
           reservation.sync(res.headers);
           return { value: res, used: res.usage.promptTokens + res.usage.completionTokens };
         },
@@ -83,11 +88,15 @@ export class NaiveClient implements Client {
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
       res = await this.provider.call(request(call));
     }
-    return res.status === 200 ? this.outcome(call) : this.outcome(call, new Error(`still 429 after ${attempts} attempts`));
+    return res.status === 200
+      ? this.outcome(call)
+      : this.outcome(call, new Error(`still 429 after ${attempts} attempts`));
   }
 }
 
 /** Sends every call at its arrival time; resolves with all outcomes, in workload order. */
 export function replay(calls: readonly Call[], client: Client): Promise<Outcome[]> {
-  return Promise.all(calls.map((call) => new Promise<Outcome>((resolve) => setTimeout(() => resolve(client.send(call)), call.at))));
+  return Promise.all(
+    calls.map((call) => new Promise<Outcome>((resolve) => setTimeout(() => resolve(client.send(call)), call.at))),
+  );
 }

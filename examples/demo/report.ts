@@ -13,7 +13,9 @@ export function clock(ms: number, tenths = false): string {
   const unit = tenths ? 100 : 1000;
   const total = tenths ? Math.round(ms / unit) : Math.floor(ms / unit);
   const perMinute = MINUTE_MS / unit;
-  const secs = tenths ? ((total % perMinute) / 10).toFixed(1).padStart(4, "0") : String(total % perMinute).padStart(2, "0");
+  const secs = tenths
+    ? ((total % perMinute) / 10).toFixed(1).padStart(4, "0")
+    : String(total % perMinute).padStart(2, "0");
   return `${Math.floor(total / perMinute)}:${secs}`;
 }
 
@@ -21,18 +23,28 @@ export function clock(ms: number, tenths = false): string {
 function columns(widths: readonly number[], left: readonly number[]): (cells: readonly string[]) => string {
   const last = widths.length - 1;
   return (cells) =>
-    "  " + cells.map((c, i) => (!left.includes(i) ? c.padStart(widths[i]!) : i === last ? c : c.padEnd(widths[i]!))).join("  ");
+    "  " +
+    cells
+      .map((c, i) => (!left.includes(i) ? c.padStart(widths[i]!) : i === last ? c : c.padEnd(widths[i]!)))
+      .join("  ");
 }
 
 /** An aligned text table, sized to its contents; the first column (and those in `left`) left-aligned. */
-export function table(head: readonly string[], rows: readonly (readonly string[])[], left: readonly number[] = [0]): string {
+export function table(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  left: readonly number[] = [0],
+): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = columns(widths, left);
   return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
 /** A table printed a row at a time, so its columns are fixed up front: at least `minWidth` wide. */
-export function streamingTable(head: readonly string[], minWidth: number): { head: string; row(cells: readonly string[]): string } {
+export function streamingTable(
+  head: readonly string[],
+  minWidth: number,
+): { head: string; row(cells: readonly string[]): string } {
   const widths = head.map((h) => Math.max(h.length, minWidth));
   const line = columns(widths, [0]);
   return { head: `${line(head)}\n${line(widths.map((w) => "-".repeat(w)))}`, row: line };
@@ -48,7 +60,13 @@ export function lowerBound(calls: readonly Call[]): { ms: number; binding: strin
   const terms: [string, number][] = [
     ["last arrival", Math.max(...calls.map((c) => c.at))],
     ["rpm", drain(calls.length, QUOTA.rpm)],
-    ["tpm", drain(calls.reduce((sum, c) => sum + usedTokens(c), 0), QUOTA.tpm)],
+    [
+      "tpm",
+      drain(
+        calls.reduce((sum, c) => sum + usedTokens(c), 0),
+        QUOTA.tpm,
+      ),
+    ],
   ];
   const [binding, ms] = terms.reduce((a, b) => (b[1] > a[1] ? b : a));
   return { ms, binding };
@@ -56,20 +74,53 @@ export function lowerBound(calls: readonly Call[]): { ms: number; binding: strin
 
 /** Per kind of traffic: how much of it there is and what it asks for. */
 export function workloadTable(calls: readonly Call[]): string {
-  const avg = (of: readonly Call[], f: (c: Call) => number): string => int(of.reduce((s, c) => s + f(c), 0) / of.length);
+  const avg = (of: readonly Call[], f: (c: Call) => number): string =>
+    int(of.reduce((s, c) => s + f(c), 0) / of.length);
   const rows = KINDS.map((kind) => {
     const of = calls.filter((c) => c.kind === kind);
-    return [kind, int(of.length), avg(of, (c) => c.prompt), int(of[0]?.maxTokens ?? 0), avg(of, (c) => c.actual), int(of.reduce((s, c) => s + usedTokens(c), 0)), ARRIVALS[kind]];
+    return [
+      kind,
+      int(of.length),
+      avg(of, (c) => c.prompt),
+      int(of[0]?.maxTokens ?? 0),
+      avg(of, (c) => c.actual),
+      int(of.reduce((s, c) => s + usedTokens(c), 0)),
+      ARRIVALS[kind],
+    ];
   });
-  rows.push(["total", int(calls.length), "", "", "", int(calls.reduce((s, c) => s + usedTokens(c), 0)), `last arrival at ${clock(Math.max(...calls.map((c) => c.at)))}`]);
+  rows.push([
+    "total",
+    int(calls.length),
+    "",
+    "",
+    "",
+    int(calls.reduce((s, c) => s + usedTokens(c), 0)),
+    `last arrival at ${clock(Math.max(...calls.map((c) => c.at)))}`,
+  ]);
   const head = ["kind", "calls", "avg prompt", "max_tokens", "avg answer", "tokens used", "arrivals"];
   return table(head, rows, [0, head.length - 1]);
 }
 
-export const PROGRESS_HEAD = ["time", "arrived", "admitted", "done", "queued", "in flight", "rpm left", "tpm left", "429s"] as const;
+export const PROGRESS_HEAD = [
+  "time",
+  "arrived",
+  "admitted",
+  "done",
+  "queued",
+  "in flight",
+  "rpm left",
+  "tpm left",
+  "429s",
+] as const;
 
 /** One progress row: the limiter's own view (`snapshot()`) beside the provider's counters. */
-export function progressRow(elapsedMs: number, calls: readonly Call[], admitted: number, snapshot: LimiterSnapshot, stats: ProviderStats): string[] {
+export function progressRow(
+  elapsedMs: number,
+  calls: readonly Call[],
+  admitted: number,
+  snapshot: LimiterSnapshot,
+  stats: ProviderStats,
+): string[] {
   return [
     clock(elapsedMs),
     int(calls.filter((c) => c.at <= elapsedMs).length),
@@ -84,7 +135,12 @@ export function progressRow(elapsedMs: number, calls: readonly Call[], admitted:
 }
 
 /** One client's totals for the closing table. */
-export function resultRow(label: string, calls: readonly Call[], outcomes: readonly Outcome[], stats: ProviderStats): string[] {
+export function resultRow(
+  label: string,
+  calls: readonly Call[],
+  outcomes: readonly Outcome[],
+  stats: ProviderStats,
+): string[] {
   const completed = outcomes.filter((o) => o.ok);
   const makespan = Math.max(...outcomes.map((o) => o.endedAt));
   const perMinute = (completed.reduce((s, o) => s + usedTokens(o.call), 0) * MINUTE_MS) / makespan;
@@ -106,4 +162,13 @@ export function failuresByKind(outcomes: readonly Outcome[]): string {
   return KINDS.map((kind) => `${outcomes.filter((o) => !o.ok && o.call.kind === kind).length} ${kind}`).join(", ");
 }
 
-export const RESULT_HEAD = ["client", "calls", "completed", "failed", "429s drawn", "makespan", "tokens/min (of quota)", "bound/makespan"] as const;
+export const RESULT_HEAD = [
+  "client",
+  "calls",
+  "completed",
+  "failed",
+  "429s drawn",
+  "makespan",
+  "tokens/min (of quota)",
+  "bound/makespan",
+] as const;

@@ -47,19 +47,37 @@ export function buildWorkload(seed: number): Call[] {
     for (let i = 0; i < size; i++) {
       // Squaring skews prompts short, with a tail of long conversations.
       const prompt = 150 + Math.floor(random() ** 2 * 1_800);
-      calls.push({ kind: "chat", at: burst * 20_000 + between(random, 0, 3_000), prompt, maxTokens: 512, actual: between(random, 40, 400) });
+      calls.push({
+        kind: "chat",
+        at: burst * 20_000 + between(random, 0, 3_000),
+        prompt,
+        maxTokens: 512,
+        actual: between(random, 40, 400),
+      });
     }
   }
 
   // Poisson arrivals, mean gap 8 s.
-  for (let at = 0; ; ) {
+  for (let at = 0; ;) {
     at += Math.round(-Math.log(1 - random()) * 8_000);
     if (at > 240_000) break;
-    calls.push({ kind: "long", at, prompt: between(random, 6_000, 20_000), maxTokens: 1_024, actual: between(random, 150, 700) });
+    calls.push({
+      kind: "long",
+      at,
+      prompt: between(random, 6_000, 20_000),
+      maxTokens: 1_024,
+      actual: between(random, 150, 700),
+    });
   }
 
   for (let i = 0; i < 200; i++) {
-    calls.push({ kind: "batch", at: 60_000, prompt: between(random, 400, 1_500), maxTokens: 4_096, actual: between(random, 60, 600) });
+    calls.push({
+      kind: "batch",
+      at: 60_000,
+      prompt: between(random, 400, 1_500),
+      maxTokens: 4_096,
+      actual: between(random, 60, 600),
+    });
   }
 
   // Stable sort: equal arrival times keep generation order, so the run is reproducible.

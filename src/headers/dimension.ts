@@ -17,8 +17,7 @@ export interface Reading {
 
 /** How a dialect decides a budget's window: it names it, or the triple is asked first. */
 export type WindowRule =
-  | { readonly kind: "fixed"; readonly windowMs: number }
-  | { readonly kind: "infer"; readonly fallback: WindowDecision };
+  { readonly kind: "fixed"; readonly windowMs: number } | { readonly kind: "infer"; readonly fallback: WindowDecision };
 
 /** The dialect fixes the window (OpenAI per minute, Groq requests per day, ...). */
 export function fixedWindow(windowMs: number): WindowRule {

@@ -27,7 +27,7 @@ function isTokenChar(c: number): boolean {
   return isAlpha(c) || isDigit(c) || "!#$%&'*+-.^_`|~:/".includes(String.fromCharCode(c));
 }
 function isKeyChar(c: number): boolean {
-  return isLcAlpha(c) || isDigit(c) || c === 95 /* _ */ || c === 45 /* - */ || c === 46 /* . */ || c === 42 /* * */;
+  return isLcAlpha(c) || isDigit(c) || c === 95 /* _ */ || c === 45 /* - */ || c === 46 /* . */ || c === 42; /* * */
 }
 
 /**

@@ -1,14 +1,6 @@
 /** A provider whose rate-limit headers have a known dialect (see shared/providers.md). */
 export type ProviderName =
-  | "openai"
-  | "azure"
-  | "anthropic"
-  | "groq"
-  | "cerebras"
-  | "openrouter"
-  | "together"
-  | "mistral"
-  | "ietf";
+  "openai" | "azure" | "anthropic" | "groq" | "cerebras" | "openrouter" | "together" | "mistral" | "ietf";
 
 /**
  * What a reported budget meters. `input` / `output` are Anthropic's separate ITPM and

@@ -1,10 +1,22 @@
 import type { DimensionPlan, PlanInput } from "./types.js";
 import { amount } from "./render.js";
 
-const UNIT_WORDS: Readonly<Record<string, string>> = { rpm: "requests", rpd: "requests", tpm: "tokens", tpd: "tokens", itpm: "input tokens", otpm: "output tokens" };
+const UNIT_WORDS: Readonly<Record<string, string>> = {
+  rpm: "requests",
+  rpd: "requests",
+  tpm: "tokens",
+  tpd: "tokens",
+  itpm: "input tokens",
+  otpm: "output tokens",
+};
 
 /** Why `binding` sets the rate, in one sentence. */
-export function bindingReason(binding: DimensionPlan, dimensions: readonly DimensionPlan[], crossover: number | undefined, input: PlanInput): string {
+export function bindingReason(
+  binding: DimensionPlan,
+  dimensions: readonly DimensionPlan[],
+  crossover: number | undefined,
+  input: PlanInput,
+): string {
   const own =
     binding.name === "concurrency"
       ? `${binding.limit} slots, each freed after ${amount(binding.windowMs)} ms`
@@ -18,12 +30,20 @@ export function bindingReason(binding: DimensionPlan, dimensions: readonly Dimen
 }
 
 /** What would raise the rate, and what a `maxTokens` nearer the answers would give. */
-export function recommendations(binding: DimensionPlan, input: PlanInput, callsAtOnce: number, callsAtOnceTrimmed: number, trimmedMaxTokens: number): string[] {
+export function recommendations(
+  binding: DimensionPlan,
+  input: PlanInput,
+  callsAtOnce: number,
+  callsAtOnceTrimmed: number,
+  trimmedMaxTokens: number,
+): string[] {
   const advice: string[] = [];
   if (binding.name === "concurrency") {
     advice.push(`concurrency binds: more slots or shorter calls raise the rate`);
   } else if (binding.reserved === 1) {
-    advice.push(`${binding.name} binds: fewer, larger calls (several prompts in one) would use more of the token budgets`);
+    advice.push(
+      `${binding.name} binds: fewer, larger calls (several prompts in one) would use more of the token budgets`,
+    );
   } else {
     advice.push(`${binding.name} binds: only fewer tokens a call or a higher ${binding.name} raise the rate`);
   }

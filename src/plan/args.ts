@@ -52,7 +52,8 @@ function number(flag: string, text: string): number {
 /** `2s`, `500ms`, `1m30s` (Go durations) or a bare number of ms. */
 function durationMs(flag: string, text: string): number {
   const ms = /^\d+(\.\d+)?$/.test(text) ? Number(text) : parseGoDuration(text)?.ms;
-  if (ms === undefined) throw new UsageError(`--${flag} must be a duration such as 2s, 500ms or 2000 (ms), got "${text}"`);
+  if (ms === undefined)
+    throw new UsageError(`--${flag} must be a duration such as 2s, 500ms or 2000 (ms), got "${text}"`);
   return ms;
 }
 
@@ -78,7 +79,11 @@ export function parsePlanArgs(args: readonly string[]): PlanCommand {
   const values: Record<string, string | boolean | undefined> = parsed.values;
   if (values.help === true) return { help: true };
   if (positionals[0] !== "plan" || positionals.length > 1) {
-    throw new UsageError(positionals.length === 0 ? "missing command: plan" : `unknown command "${positionals.join(" ")}"; the command is plan`);
+    throw new UsageError(
+      positionals.length === 0
+        ? "missing command: plan"
+        : `unknown command "${positionals.join(" ")}"; the command is plan`,
+    );
   }
   for (const flag of REQUIRED) if (values[flag] === undefined) throw new UsageError(`--${flag} is required`);
   const input: Record<string, number> = {};

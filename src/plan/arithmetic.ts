@@ -55,7 +55,17 @@ export function dimensionsOf(input: PlanInput & { latencyMs: number }): Dimensio
     }
     // A zero prompt costs an input budget nothing: it never binds.
     const callsPerMinute = consumed === 0 ? Infinity : (limit * MINUTE) / windowMs / consumed;
-    dimensions.push({ name, limit, windowMs, capacity: limit, reserved, consumed, callsPerMinute, heldShare: 0, callsAtOnce: Math.floor(limit / reserved) });
+    dimensions.push({
+      name,
+      limit,
+      windowMs,
+      capacity: limit,
+      reserved,
+      consumed,
+      callsPerMinute,
+      heldShare: 0,
+      callsAtOnce: Math.floor(limit / reserved),
+    });
   }
   return dimensions;
 }

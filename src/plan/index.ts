@@ -25,7 +25,8 @@ export function plan(input: PlanInput): Plan {
   const dimensions = dimensionsOf(checked);
   const binding = bindingOf(dimensions);
   const rate = binding.callsPerMinute;
-  if (rate === Infinity) throw new RangeError("no budget given limits these calls: an input budget with a prompt of 0 costs nothing");
+  if (rate === Infinity)
+    throw new RangeError("no budget given limits these calls: an input budget with a prompt of 0 costs nothing");
   const inFlight = callsInFlight(rate, latencyMs);
   for (const d of dimensions) d.heldShare = Math.min(1, (inFlight * (d.reserved - d.consumed)) / d.capacity);
   const crossover = checked.rpm !== undefined && checked.tpm !== undefined ? checked.tpm / checked.rpm : undefined;
@@ -46,7 +47,13 @@ export function plan(input: PlanInput): Plan {
       callsAtOnceExact: atOnceExact,
       burstShareLost: 1 - atOnce / atOnceExact,
     },
-    recommendations: recommendations(binding, checked, atOnce, callsAtOnce({ ...checked, maxTokens: trimmed }), trimmed),
+    recommendations: recommendations(
+      binding,
+      checked,
+      atOnce,
+      callsAtOnce({ ...checked, maxTokens: trimmed }),
+      trimmed,
+    ),
   };
   if (burst !== undefined) {
     for (const d of dimensions) d.drainMs = drainMs(d, burst, latencyMs);

@@ -3,7 +3,8 @@ import type { Plan } from "./types.js";
 /** A number as people read it: grouped, whole from 100 up, else to 3 significant digits. */
 export function amount(n: number): string {
   if (!Number.isFinite(n)) return String(n);
-  const options: Intl.NumberFormatOptions = Math.abs(n) >= 100 ? { maximumFractionDigits: 0 } : { maximumSignificantDigits: 3 };
+  const options: Intl.NumberFormatOptions =
+    Math.abs(n) >= 100 ? { maximumFractionDigits: 0 } : { maximumSignificantDigits: 3 };
   return n.toLocaleString("en-US", options);
 }
 
@@ -22,7 +23,12 @@ export function duration(ms: number): string {
 /** Rows of cells as left-aligned columns two spaces apart. */
 function columns(rows: readonly (readonly string[])[]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0))) ?? [];
-  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd());
+  return rows.map((row) =>
+    row
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd(),
+  );
 }
 
 /** The plan as a short aligned text block for a terminal. */
@@ -34,13 +40,18 @@ export function renderPlan(plan: Plan): string {
     ...(plan.crossover === undefined ? [] : [["crossover", `${amount(plan.crossover)} tokens a request (tpm / rpm)`]]),
     ["sustainable", `${amount(plan.callsPerMinute)} calls/min`],
     // With no latency nothing is held: no budget to name.
-    ["in flight", `${amount(inFlight.calls)} calls, holding ${amount(inFlight.heldTokens)} tokens they will not use${over.heldShare > 0 ? ` (${percent(over.heldShare)} of ${fullest.name})` : ""}`],
+    [
+      "in flight",
+      `${amount(inFlight.calls)} calls, holding ${amount(inFlight.heldTokens)} tokens they will not use${over.heldShare > 0 ? ` (${percent(over.heldShare)} of ${fullest.name})` : ""}`,
+    ],
     [
       "max_tokens",
       `reserves ${amount(over.factor)}x the answer; full buckets admit ${amount(over.callsAtOnce)} calls at once, ` +
         `${amount(over.callsAtOnceExact)} with max_tokens = completion (${percent(over.burstShareLost)} lost)`,
     ],
-    ...(plan.burst === undefined ? [] : [[`burst ${amount(plan.burst.calls)}`, `drains in ${duration(plan.burst.drainMs)} (${plan.burst.dimension})`]]),
+    ...(plan.burst === undefined
+      ? []
+      : [[`burst ${amount(plan.burst.calls)}`, `drains in ${duration(plan.burst.drainMs)} (${plan.burst.dimension})`]]),
   ];
   const header = ["budget", "limit", "calls/min", "at once", "held", ...(plan.burst === undefined ? [] : ["drain"])];
   const table = plan.dimensions.map((d) => [
@@ -51,5 +62,11 @@ export function renderPlan(plan: Plan): string {
     percent(d.heldShare),
     ...(d.drainMs === undefined ? [] : [duration(d.drainMs)]),
   ]);
-  return [...columns(summary), "", ...columns([header, ...table]), "", ...plan.recommendations.map((r) => `- ${r}`)].join("\n");
+  return [
+    ...columns(summary),
+    "",
+    ...columns([header, ...table]),
+    "",
+    ...plan.recommendations.map((r) => `- ${r}`),
+  ].join("\n");
 }

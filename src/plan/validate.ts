@@ -34,7 +34,9 @@ export function validatePlanInput(input: PlanInput): Required<Pick<PlanInput, "l
   positive("completion", input.completion);
   positive("maxTokens", input.maxTokens);
   if (input.maxTokens < input.completion) {
-    throw new RangeError(`maxTokens (${input.maxTokens}) must be >= completion (${input.completion}): a provider stops the answer at maxTokens`);
+    throw new RangeError(
+      `maxTokens (${input.maxTokens}) must be >= completion (${input.completion}): a provider stops the answer at maxTokens`,
+    );
   }
   const latencyMs = input.latencyMs === undefined ? 0 : atLeastZero("latencyMs", input.latencyMs);
   if (input.burst !== undefined) wholeNumber("burst", input.burst);

@@ -29,7 +29,9 @@ export function layoutArgs(layout: SharedLayout, dimensions: readonly SharedDime
 /** One finite number per dimension, aligned with the layout. */
 export function perDimension(what: string, layout: SharedLayout, values: readonly number[]): string[] {
   if (values.length !== layout.dimensions.length) {
-    throw new RangeError(`${what}: expected ${layout.dimensions.length} values (one per dimension), got ${values.length}`);
+    throw new RangeError(
+      `${what}: expected ${layout.dimensions.length} values (one per dimension), got ${values.length}`,
+    );
   }
   return values.map((value, i) => num(`${what}[${i}]`, value));
 }

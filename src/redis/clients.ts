@@ -11,7 +11,8 @@ export type RedisClient = IoredisClient | NodeRedisLike | RedisScriptClient;
 
 type Probe = Record<string, unknown>;
 
-const methods = (client: Probe, ...names: string[]): boolean => names.every((name) => typeof client[name] === "function");
+const methods = (client: Probe, ...names: string[]): boolean =>
+  names.every((name) => typeof client[name] === "function");
 
 /**
  * The adapter for `client`, told by its shape (ioredis and redis are optional
@@ -21,9 +22,11 @@ const methods = (client: Probe, ...names: string[]): boolean => names.every((nam
  */
 export function scriptClient(client: RedisClient): RedisScriptClient {
   const probe = (typeof client === "object" && client !== null ? client : {}) as Probe;
-  if (typeof probe.isCluster === "boolean" && methods(probe, "evalsha", "eval")) return ioredis(client as IoredisClient);
+  if (typeof probe.isCluster === "boolean" && methods(probe, "evalsha", "eval"))
+    return ioredis(client as IoredisClient);
   if (methods(probe, "evalSha", "eval")) return nodeRedis(client as NodeRedisLike);
-  if (methods(probe, "evalsha", "eval") && (probe.isReady === undefined || methods(probe, "isReady"))) return client as RedisScriptClient;
+  if (methods(probe, "evalsha", "eval") && (probe.isReady === undefined || methods(probe, "isReady")))
+    return client as RedisScriptClient;
   throw new TypeError(
     "client must be an ioredis Redis or Cluster, a node-redis client or cluster (createClient, createCluster), " +
       `or an adapter with evalsha() and eval() (a RedisScriptClient); got ${describe(client)}`,

@@ -34,9 +34,21 @@ export class StoreReplyError extends LimiterError {
  * down, out of memory, writes stopped after a failed save, too few replicas
  * for `min-replicas-to-write`.
  */
-const UNAVAILABLE_REPLIES = new Set(["LOADING", "BUSY", "READONLY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "OOM", "MISCONF", "NOREPLICAS"]);
+const UNAVAILABLE_REPLIES = new Set([
+  "LOADING",
+  "BUSY",
+  "READONLY",
+  "MASTERDOWN",
+  "CLUSTERDOWN",
+  "TRYAGAIN",
+  "OOM",
+  "MISCONF",
+  "NOREPLICAS",
+]);
 
-/** The code of a Redis error reply (`NOSCRIPT` of "NOSCRIPT No matching script"), or `undefined` for any other error. */
+/**
+ * The code of a Redis error reply (`NOSCRIPT` of "NOSCRIPT No matching script"), or `undefined` for any other error.
+ */
 export function replyCode(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined;
   return /^([A-Z][A-Z_]*) /.exec(error.message)?.[1];
@@ -50,7 +62,8 @@ export function replyCode(error: unknown): string | undefined {
 export function storeError(error: unknown, keys: readonly string[]): LimiterError {
   if (error instanceof StoreUnavailableError) return error;
   const code = replyCode(error);
-  if (code !== undefined && !UNAVAILABLE_REPLIES.has(code)) return new StoreReplyError((error as Error).message, code, keys, { cause: error });
+  if (code !== undefined && !UNAVAILABLE_REPLIES.has(code))
+    return new StoreReplyError((error as Error).message, code, keys, { cause: error });
   const reason = error instanceof Error ? error.message : String(error);
   return new StoreUnavailableError(`Redis store unavailable: ${reason}`, { cause: error });
 }

@@ -66,7 +66,8 @@ export function resolveOptions(options: RedisStoreOptions): ResolvedRedisStoreOp
   const { key, timeoutMs = 250, leaseMs = 60_000, onError = "fail-closed" } = options;
   const client = scriptClient(options.client);
   // An empty key would make an empty hash tag, and Cluster would hash the two keys apart.
-  if (typeof key !== "string" || key.length === 0) throw new TypeError(`key must be a non-empty string, got ${String(key)}`);
+  if (typeof key !== "string" || key.length === 0)
+    throw new TypeError(`key must be a non-empty string, got ${String(key)}`);
   checkFailurePolicy(onError);
   return { client, key, timeoutMs: duration("timeoutMs", timeoutMs), leaseMs: duration("leaseMs", leaseMs), onError };
 }

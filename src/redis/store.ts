@@ -40,7 +40,11 @@ export class RedisStore implements SharedStore {
     const prefix = layout.concurrency === undefined ? "" : randomUUID();
     const args = [...layoutArgs(layout), String(requests.length)];
     requests.forEach((costs, r) => args.push(...perDimension(`requests[${r}]`, layout, costs)));
-    args.push(layout.concurrency === undefined ? "" : num("concurrency", layout.concurrency), String(this.leaseMs), prefix);
+    args.push(
+      layout.concurrency === undefined ? "" : num("concurrency", layout.concurrency),
+      String(this.leaseMs),
+      prefix,
+    );
     const reply = strings(await this.runner.run(scripts.book, this.keys, args), 4 + 2 * n);
     const [admittedText, booked, waitMs, dimension] = reply as [string, string, string, string];
     const admitted = number(admittedText);

@@ -43,7 +43,12 @@ export function untilReady(isReady: () => boolean, ms: number): Promise<void> {
       const left = deadline - performance.now();
       if (left > 0) return void setTimeout(look, Math.min(READY_POLL_MS, left)).unref();
       const cause = new Error("The Redis client is not connected");
-      reject(new StoreUnavailableError(`Redis store unavailable: the client did not connect within ${ms} ms (nothing sent)`, { cause }));
+      reject(
+        new StoreUnavailableError(
+          `Redis store unavailable: the client did not connect within ${ms} ms (nothing sent)`,
+          { cause },
+        ),
+      );
     };
     look();
   });

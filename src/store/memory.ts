@@ -62,7 +62,20 @@ export class MemoryStore implements Store {
       if (kept?.dimension.unit !== dimension.unit) {
         const level = dimension.capacity * this.initialFraction;
         const unseen = this.arrivalDelayMs > 0 ? new UnseenDraws(this.arrivalDelayMs) : undefined;
-        return { dimension, limit: dimension.limit, windowMs: dimension.windowMs, capacity: dimension.capacity, level, at: now, own: undefined, share: 1, pausedUntil: 0, window: undefined, unseen, floor: 0 };
+        return {
+          dimension,
+          limit: dimension.limit,
+          windowMs: dimension.windowMs,
+          capacity: dimension.capacity,
+          level,
+          at: now,
+          own: undefined,
+          share: 1,
+          pausedUntil: 0,
+          window: undefined,
+          unseen,
+          floor: 0,
+        };
       }
       // Refill the elapsed time at the old rate before the new shape applies.
       refill(kept, now);
@@ -110,7 +123,9 @@ export class MemoryStore implements Store {
       const paused = cost > 0 ? bucket.pausedUntil - now : 0;
       // Held back by the start-up probe, the level must refill past its floor as well.
       const needed = cost + bucket.floor;
-      const refilled = bucket.unseen ? msUntilCoveredUnseen(bucket, bucket.unseen, now, needed) : msUntilCovered(bucket, bucket, now, needed);
+      const refilled = bucket.unseen
+        ? msUntilCoveredUnseen(bucket, bucket.unseen, now, needed)
+        : msUntilCovered(bucket, bucket, now, needed);
       const wait = Math.max(bucket.window && refilled > 0 ? bucket.window.resetAt - now : refilled, paused);
       if (wait > waitMs) {
         waitMs = wait;
@@ -243,7 +258,9 @@ export class MemoryStore implements Store {
       const { name, limit, windowMs, capacity } = bucket.dimension;
       refill(bucket, now);
       const available = bucket.level;
-      view[name] = bucket.window ? { limit, windowMs, capacity, available, resetInMs: bucket.window.resetAt - now } : { limit, windowMs, capacity, available };
+      view[name] = bucket.window
+        ? { limit, windowMs, capacity, available, resetInMs: bucket.window.resetAt - now }
+        : { limit, windowMs, capacity, available };
     }
     return view;
   }
@@ -340,7 +357,8 @@ function fill(bucket: Bucket, now: number): void {
 
 /** Starts keeping the own count apart (as the level is now) once the two no longer move together. */
 function keepOwnApart(bucket: Bucket): void {
-  if (bucket.own === undefined && bucket.limit !== bucket.dimension.limit) bucket.own = { level: bucket.level, at: bucket.at };
+  if (bucket.own === undefined && bucket.limit !== bucket.dimension.limit)
+    bucket.own = { level: bucket.level, at: bucket.at };
 }
 
 /** Sets a level below the own count, which starts being kept apart if it was not. */

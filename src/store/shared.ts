@@ -73,7 +73,8 @@ export type StoreFailurePolicy = "fail-closed" | "fail-open" | { readonly local:
 /** Checks a {@link StoreFailurePolicy}; returns its local fraction, if it has one. Throws TypeError/RangeError. */
 export function checkFailurePolicy(policy: unknown): number | undefined {
   const local = typeof policy === "object" && policy !== null ? (policy as { local?: unknown }).local : undefined;
-  if (local !== undefined && !(typeof local === "number" && local > 0 && local <= 1)) throw new RangeError(`onError.local must be in (0, 1], got ${String(local)}`);
+  if (local !== undefined && !(typeof local === "number" && local > 0 && local <= 1))
+    throw new RangeError(`onError.local must be in (0, 1], got ${String(local)}`);
   if (local === undefined && policy !== "fail-closed" && policy !== "fail-open") {
     throw new TypeError(`onError must be "fail-closed", "fail-open" or { local }, got ${JSON.stringify(policy)}`);
   }

@@ -31,12 +31,15 @@ export interface DimensionSnapshot {
 export interface Store {
   /** Sets the dimensions (state of ones kept by name carries over) and the concurrency limit. */
   configure(dimensions: readonly Dimension[], concurrency: number | undefined): void;
-  /** Takes `estimate` from every dimension and one slot if all have room at monotonic time `now`; else takes nothing. */
+  /**
+   * Takes `estimate` from every dimension and one slot if all have room at monotonic time `now`; else takes nothing.
+   */
   take(estimate: Estimate, now: number): boolean;
   /** What keeps `estimate` out now (call after `take` said no). */
   blocker(estimate: Estimate): Blocker;
   /**
-   * Adds `amount` to dimension `name` (a refund; negative: an extra charge), capped at capacity. Unknown names are ignored.
+   * Adds `amount` to dimension `name` (a refund; negative: an extra charge), capped at capacity. Unknown names are
+   * ignored.
    * `chargedAt` is when the charge was made: a fixed window that has ended since forgets it.
    */
   give(name: string, amount: number, chargedAt: number): void;

@@ -31,7 +31,9 @@ type Headers = Record<string, string>;
 /** Azure names the region that served a call; the simulator is a region of its own. */
 const AZURE_REGION: Headers = { "x-ms-region": "Simulated" };
 
-/** The dialect's rate-limit headers for the given readings, stamped at `wallNow` (epoch ms); Azure's with its region. */
+/**
+ * The dialect's rate-limit headers for the given readings, stamped at `wallNow` (epoch ms); Azure's with its region.
+ */
 export function rateLimitHeaders(dialect: Dialect, readings: MeterReadings, wallNow: number): Headers {
   switch (dialect) {
     case "openai":
@@ -39,7 +41,11 @@ export function rateLimitHeaders(dialect: Dialect, readings: MeterReadings, wall
     case "groq":
       return { ...openAIGroup("requests", readings.rpd, true), ...openAIGroup("tokens", readings.tpm, true) };
     case "azure":
-      return { ...openAIGroup("requests", readings.rpm, false), ...openAIGroup("tokens", readings.tpm, false), ...AZURE_REGION };
+      return {
+        ...openAIGroup("requests", readings.rpm, false),
+        ...openAIGroup("tokens", readings.tpm, false),
+        ...AZURE_REGION,
+      };
     case "anthropic":
       return anthropicHeaders(readings, wallNow);
   }

@@ -113,12 +113,7 @@ function admissionCost(name: DimensionName, call: CallSize, outputCharge: Output
   }
 }
 
-function completionRefund(
-  name: DimensionName,
-  call: CallSize,
-  actual: number,
-  outputCharge: OutputCharge,
-): number {
+function completionRefund(name: DimensionName, call: CallSize, actual: number, outputCharge: OutputCharge): number {
   switch (name) {
     case "rpm":
     case "rpd":

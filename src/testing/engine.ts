@@ -120,7 +120,13 @@ export class ProviderEngine {
   readonly #inFlight = new Set<{ readonly completesAt: number }>();
   readonly #records: MutableRecord[] = [];
   readonly #rejectedBy: Record<RejectionDimension, number> = {
-    rpm: 0, rpd: 0, tpm: 0, tpd: 0, itpm: 0, otpm: 0, concurrency: 0,
+    rpm: 0,
+    rpd: 0,
+    tpm: 0,
+    tpd: 0,
+    itpm: 0,
+    otpm: 0,
+    concurrency: 0,
   };
   #sent = 0;
   #served = 0;

@@ -17,8 +17,7 @@ export interface ParsedChatRequest {
 
 /** Either the parsed request or why it is invalid (a 400). */
 export type ParseResult =
-  | { readonly ok: true; readonly request: ParsedChatRequest }
-  | { readonly ok: false; readonly message: string };
+  { readonly ok: true; readonly request: ParsedChatRequest } | { readonly ok: false; readonly message: string };
 
 /**
  * Reads an OpenAI `POST /v1/chat/completions` or Anthropic `POST /v1/messages`

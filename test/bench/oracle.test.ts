@@ -24,7 +24,10 @@ function workload(quota: Workload["provider"]["quota"], jobs: readonly Job[], ma
 }
 
 /** 101 one-token calls at once against 100 RPM. */
-const burst = workload({ rpm: 100, tpm: 1_000_000 }, Array.from({ length: 101 }, () => ({ at: 0, client: 0, prompt: 1, maxTokens: 1, actual: 1 })));
+const burst = workload(
+  { rpm: 100, tpm: 1_000_000 },
+  Array.from({ length: 101 }, () => ({ at: 0, client: 0, prompt: 1, maxTokens: 1, actual: 1 })),
+);
 
 /** Calls of every size in bursts, TPM binding, reservations refunded at completion. */
 function mixed(seed: number): Job[] {
@@ -45,7 +48,12 @@ function mixed(seed: number): Job[] {
  * does not matter on buckets.
  */
 async function replay(load: Workload, sentAt: readonly number[], delays: (index: number) => number): Promise<number> {
-  const provider = createProvider({ ...load.provider.quota, latencyMs, arrivalDelayMs: (call) => delays(call.index), clock: time.clock });
+  const provider = createProvider({
+    ...load.provider.quota,
+    latencyMs,
+    arrivalDelayMs: (call) => delays(call.index),
+    clock: time.clock,
+  });
   load.jobs.forEach((job, i) => {
     const send = () => void provider.call({ prompt: job.prompt, maxTokens: job.maxTokens, actual: job.actual });
     // The oracle counts a refund due at s as back for a call sent at s: the send's
@@ -61,7 +69,15 @@ async function replay(load: Workload, sentAt: readonly number[], delays: (index:
 
 describe("the goodput oracle", () => {
   it("gives the figures it gave before it knew of delays on the workloads without any", () => {
-    const before = { "1": 182_699.999_999_999_53, "2": 607_035.4, "3": 209_539.800_000_000_02, "4": 385_437.2, "5": 158_190.000_000_000_2, "6": 157_800, "7": 237_200 };
+    const before = {
+      "1": 182_699.999_999_999_53,
+      "2": 607_035.4,
+      "3": 209_539.800_000_000_02,
+      "4": 385_437.2,
+      "5": 158_190.000_000_000_2,
+      "6": 157_800,
+      "7": 237_200,
+    };
     const now = Object.fromEntries(workloads.filter((w) => w.id in before).map((w) => [w.id, oracle(w).makespanMs]));
     expect(now).toEqual(before);
   });
@@ -85,9 +101,12 @@ describe("the goodput oracle", () => {
     const run = oracle(load);
     const delay = fc.oneof(fc.constant(0), fc.constant(maxMs), fc.integer({ min: 0, max: maxMs }));
     await fc.assert(
-      fc.asyncProperty(fc.array(delay, { minLength: load.jobs.length, maxLength: load.jobs.length }), async (delays) => {
-        expect(await replay(load, run.sentAt, (i) => delays[i] ?? 0)).toBe(0);
-      }),
+      fc.asyncProperty(
+        fc.array(delay, { minLength: load.jobs.length, maxLength: load.jobs.length }),
+        async (delays) => {
+          expect(await replay(load, run.sentAt, (i) => delays[i] ?? 0)).toBe(0);
+        },
+      ),
       { numRuns: 50 },
     );
   });

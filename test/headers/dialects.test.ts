@@ -30,7 +30,14 @@ const cases: Case[] = [
       provider: "openai",
       dimensions: {
         rpm: { unit: "requests", limit: 60, remaining: 59, resetMs: 1_000, windowMs: 60_000, windowSource: "dialect" },
-        tpm: { unit: "tokens", limit: 150000, remaining: 149984, resetMs: 360_000, windowMs: 60_000, windowSource: "dialect" },
+        tpm: {
+          unit: "tokens",
+          limit: 150000,
+          remaining: 149984,
+          resetMs: 360_000,
+          windowMs: 60_000,
+          windowSource: "dialect",
+        },
       },
     },
   },
@@ -48,8 +55,22 @@ const cases: Case[] = [
     expected: {
       provider: "openai",
       dimensions: {
-        tpm: { unit: "tokens", limit: 150000, remaining: 149000, resetMs: 400, windowMs: 60_000, windowSource: "dialect" },
-        "project-tpm": { unit: "tokens", limit: 50000, remaining: 10000, resetMs: 48_000, windowMs: 60_000, windowSource: "dialect" },
+        tpm: {
+          unit: "tokens",
+          limit: 150000,
+          remaining: 149000,
+          resetMs: 400,
+          windowMs: 60_000,
+          windowSource: "dialect",
+        },
+        "project-tpm": {
+          unit: "tokens",
+          limit: 50000,
+          remaining: 10000,
+          resetMs: 48_000,
+          windowMs: 60_000,
+          windowSource: "dialect",
+        },
       },
     },
   },
@@ -66,8 +87,22 @@ const cases: Case[] = [
     expected: {
       provider: "unknown",
       dimensions: {
-        rpm: { unit: "requests", limit: 5000, remaining: 4999, resetMs: 12, windowMs: 60_000, windowSource: "inferred" },
-        tpm: { unit: "tokens", limit: 160000, remaining: 158866, resetMs: 425, windowMs: 60_000, windowSource: "inferred" },
+        rpm: {
+          unit: "requests",
+          limit: 5000,
+          remaining: 4999,
+          resetMs: 12,
+          windowMs: 60_000,
+          windowSource: "inferred",
+        },
+        tpm: {
+          unit: "tokens",
+          limit: 160000,
+          remaining: 158866,
+          resetMs: 425,
+          windowMs: 60_000,
+          windowSource: "inferred",
+        },
       },
     },
   },
@@ -85,8 +120,22 @@ const cases: Case[] = [
     expected: {
       provider: "groq",
       dimensions: {
-        rpd: { unit: "requests", limit: 14400, remaining: 14370, resetMs: 179_560, windowMs: DAY, windowSource: "dialect" },
-        tpm: { unit: "tokens", limit: 18000, remaining: 17997, resetMs: 7_660, windowMs: 60_000, windowSource: "dialect" },
+        rpd: {
+          unit: "requests",
+          limit: 14400,
+          remaining: 14370,
+          resetMs: 179_560,
+          windowMs: DAY,
+          windowSource: "dialect",
+        },
+        tpm: {
+          unit: "tokens",
+          limit: 18000,
+          remaining: 17997,
+          resetMs: 7_660,
+          windowMs: 60_000,
+          windowSource: "dialect",
+        },
       },
     },
   },
@@ -100,7 +149,14 @@ const cases: Case[] = [
     expected: {
       provider: "unknown",
       dimensions: {
-        rpd: { unit: "requests", limit: 14400, remaining: 14370, resetMs: 179_560, windowMs: DAY, windowSource: "inferred" },
+        rpd: {
+          unit: "requests",
+          limit: 14400,
+          remaining: 14370,
+          resetMs: 179_560,
+          windowMs: DAY,
+          windowSource: "inferred",
+        },
       },
     },
   },
@@ -116,7 +172,14 @@ const cases: Case[] = [
     expected: {
       provider: "azure",
       dimensions: {
-        "requests/10s": { unit: "requests", limit: 20, remaining: 19, resetMs: 500, windowMs: 10_000, windowSource: "inferred" },
+        "requests/10s": {
+          unit: "requests",
+          limit: 20,
+          remaining: 19,
+          resetMs: 500,
+          windowMs: 10_000,
+          windowSource: "inferred",
+        },
         tpm: { unit: "tokens", remaining: 119000, windowMs: 60_000, windowSource: "dialect" },
       },
     },
@@ -154,8 +217,22 @@ const cases: Case[] = [
       provider: "anthropic",
       dimensions: {
         rpm: { unit: "requests", limit: 50, remaining: 49, resetMs: 1_000, windowMs: 60_000, windowSource: "dialect" },
-        itpm: { unit: "input", limit: 80000, remaining: 77500, resetMs: 30_000, windowMs: 60_000, windowSource: "dialect" },
-        otpm: { unit: "output", limit: 16000, remaining: 0, resetMs: 60_000, windowMs: 60_000, windowSource: "dialect" },
+        itpm: {
+          unit: "input",
+          limit: 80000,
+          remaining: 77500,
+          resetMs: 30_000,
+          windowMs: 60_000,
+          windowSource: "dialect",
+        },
+        otpm: {
+          unit: "output",
+          limit: 16000,
+          remaining: 0,
+          resetMs: 60_000,
+          windowMs: 60_000,
+          windowSource: "dialect",
+        },
       },
     },
   },
@@ -187,8 +264,22 @@ const cases: Case[] = [
     expected: {
       provider: "cerebras",
       dimensions: {
-        rpd: { unit: "requests", limit: 14400, remaining: 14399, resetMs: 33011382.867097855, windowMs: DAY, windowSource: "dialect" },
-        tpm: { unit: "tokens", limit: 60000, remaining: 59000, resetMs: 11382.867097854614, windowMs: 60_000, windowSource: "dialect" },
+        rpd: {
+          unit: "requests",
+          limit: 14400,
+          remaining: 14399,
+          resetMs: 33011382.867097855,
+          windowMs: DAY,
+          windowSource: "dialect",
+        },
+        tpm: {
+          unit: "tokens",
+          limit: 60000,
+          remaining: 59000,
+          resetMs: 11382.867097854614,
+          windowMs: 60_000,
+          windowSource: "dialect",
+        },
       },
     },
   },
@@ -199,7 +290,14 @@ const cases: Case[] = [
     expected: {
       provider: "openrouter",
       dimensions: {
-        rpd: { unit: "requests", limit: 50, remaining: 49, resetMs: 3 * 3_600_000, windowMs: DAY, windowSource: "dialect" },
+        rpd: {
+          unit: "requests",
+          limit: 50,
+          remaining: 49,
+          resetMs: 3 * 3_600_000,
+          windowMs: DAY,
+          windowSource: "dialect",
+        },
       },
     },
   },
@@ -228,7 +326,14 @@ const cases: Case[] = [
     expected: {
       provider: "together",
       dimensions: {
-        "requests/1s": { unit: "requests", limit: 8, remaining: 7, resetMs: 100, windowMs: 1_000, windowSource: "dialect" },
+        "requests/1s": {
+          unit: "requests",
+          limit: 8,
+          remaining: 7,
+          resetMs: 100,
+          windowMs: 1_000,
+          windowSource: "dialect",
+        },
         "tokens/1s": { unit: "tokens", limit: 2000, remaining: 1900, windowMs: 1_000, windowSource: "dialect" },
       },
     },
@@ -261,8 +366,22 @@ const cases: Case[] = [
     expected: {
       provider: "ietf",
       dimensions: {
-        rpm: { unit: "requests", limit: 100, remaining: 50, resetMs: 30_000, windowMs: 60_000, windowSource: "dialect" },
-        rpd: { unit: "requests", limit: 1000, remaining: 700, resetMs: 1_000_000, windowMs: DAY, windowSource: "dialect" },
+        rpm: {
+          unit: "requests",
+          limit: 100,
+          remaining: 50,
+          resetMs: 30_000,
+          windowMs: 60_000,
+          windowSource: "dialect",
+        },
+        rpd: {
+          unit: "requests",
+          limit: 1000,
+          remaining: 700,
+          resetMs: 1_000_000,
+          windowMs: DAY,
+          windowSource: "dialect",
+        },
       },
     },
   },
@@ -276,7 +395,14 @@ const cases: Case[] = [
       provider: "ietf",
       dimensions: {
         concurrency: { unit: "concurrency", limit: 5, remaining: 4 },
-        "requests/10s": { unit: "requests", limit: 10, remaining: 5, resetMs: 5_000, windowMs: 10_000, windowSource: "inferred" },
+        "requests/10s": {
+          unit: "requests",
+          limit: 10,
+          remaining: 5,
+          resetMs: 5_000,
+          windowMs: 10_000,
+          windowSource: "inferred",
+        },
       },
     },
   },
@@ -297,17 +423,36 @@ const cases: Case[] = [
     expected: {
       provider: "ietf",
       dimensions: {
-        rpm: { unit: "requests", limit: 100, remaining: 40, resetMs: 20_000, windowMs: 60_000, windowSource: "dialect" },
+        rpm: {
+          unit: "requests",
+          limit: 100,
+          remaining: 40,
+          resetMs: 20_000,
+          windowMs: 60_000,
+          windowSource: "dialect",
+        },
       },
     },
   },
   {
     name: "IETF older drafts (window from an old-style RateLimit-Policy)",
-    headers: { "RateLimit-Limit": "50", "RateLimit-Remaining": "50", "RateLimit-Reset": "0", "RateLimit-Policy": "10;w=1, 50;w=3600" },
+    headers: {
+      "RateLimit-Limit": "50",
+      "RateLimit-Remaining": "50",
+      "RateLimit-Reset": "0",
+      "RateLimit-Policy": "10;w=1, 50;w=3600",
+    },
     expected: {
       provider: "ietf",
       dimensions: {
-        "requests/1h": { unit: "requests", limit: 50, remaining: 50, resetMs: 0, windowMs: 3_600_000, windowSource: "dialect" },
+        "requests/1h": {
+          unit: "requests",
+          limit: 50,
+          remaining: 50,
+          resetMs: 0,
+          windowMs: 3_600_000,
+          windowSource: "dialect",
+        },
       },
     },
   },
@@ -343,7 +488,10 @@ describe("provider detection", () => {
   });
 
   it("reads windows a header name spells even when the sender is unknown", () => {
-    const view = parseRateLimitHeaders({ "x-ratelimit-limit-tokens-minute": "60000", "x-ratelimit-remaining-tokens-minute": "1" });
+    const view = parseRateLimitHeaders({
+      "x-ratelimit-limit-tokens-minute": "60000",
+      "x-ratelimit-remaining-tokens-minute": "1",
+    });
     expect(view.dimensions).toEqual({
       tpm: { unit: "tokens", limit: 60000, remaining: 1, windowMs: 60_000, windowSource: "dialect" },
     });
@@ -357,7 +505,11 @@ describe("provider detection", () => {
   });
 
   it("reads Azure's headers, detected by the ones only Azure sends, as Azure's: per minute, a sub-window allowance", () => {
-    const view = parseRateLimitHeaders({ "apim-request-id": "7d3e", "x-ratelimit-limit-requests": "20", "x-ratelimit-remaining-requests": "19" });
+    const view = parseRateLimitHeaders({
+      "apim-request-id": "7d3e",
+      "x-ratelimit-limit-requests": "20",
+      "x-ratelimit-remaining-requests": "19",
+    });
     expect(view).toEqual({
       provider: "azure",
       dimensions: { rpm: { unit: "requests", limit: 20, remaining: 19, windowMs: MINUTE, windowSource: "dialect" } },
@@ -377,7 +529,9 @@ describe("provider detection", () => {
       ["Anthropic-RateLimit-Requests-Limit", "50"],
       ["anthropic-ratelimit-requests-remaining", "10"],
     ];
-    const views = [new Headers(pairs), new Map(pairs), pairs, Object.fromEntries(pairs)].map((h) => parseRateLimitHeaders(h));
+    const views = [new Headers(pairs), new Map(pairs), pairs, Object.fromEntries(pairs)].map((h) =>
+      parseRateLimitHeaders(h),
+    );
     for (const view of views) {
       expect(view).toEqual({
         provider: "anthropic",

@@ -12,8 +12,20 @@ describe("normalizeHeaders", () => {
     ["fetch Headers", new Headers({ "X-RateLimit-Limit-Requests": "60", "x-ratelimit-remaining-requests": "59" })],
     ["a plain object in mixed case", { "X-RateLimit-Limit-Requests": "60", "X-RATELIMIT-REMAINING-REQUESTS": "59" }],
     ["a plain object with numbers", { "x-ratelimit-limit-requests": 60, "x-ratelimit-remaining-requests": 59 }],
-    ["a Map", new Map([["X-Ratelimit-Limit-Requests", "60"], ["x-ratelimit-remaining-requests", "59"]])],
-    ["an array of pairs", [["x-ratelimit-limit-requests", "60"], ["X-RateLimit-Remaining-Requests", " 59 "]] as const],
+    [
+      "a Map",
+      new Map([
+        ["X-Ratelimit-Limit-Requests", "60"],
+        ["x-ratelimit-remaining-requests", "59"],
+      ]),
+    ],
+    [
+      "an array of pairs",
+      [
+        ["x-ratelimit-limit-requests", "60"],
+        ["X-RateLimit-Remaining-Requests", " 59 "],
+      ] as const,
+    ],
     [
       "a generator of pairs",
       (function* () {

@@ -62,12 +62,15 @@ describe("retryAfterMs and shouldRetry", () => {
     expect(parseRateLimitHeaders(headers, { wallNow: SERVER_NOW }).retryAfterMs).toBe(ms);
   });
 
-  it.each([{ "retry-after": "-1" }, { "retry-after": "soon" }, { "retry-after": "1e3" }, { "retry-after-ms": "Infinity" }, { "retry-after": "99999999999" }])(
-    "drops %j",
-    (headers) => {
-      expect(parseRateLimitHeaders(headers).retryAfterMs).toBeUndefined();
-    },
-  );
+  it.each([
+    { "retry-after": "-1" },
+    { "retry-after": "soon" },
+    { "retry-after": "1e3" },
+    { "retry-after-ms": "Infinity" },
+    { "retry-after": "99999999999" },
+  ])("drops %j", (headers) => {
+    expect(parseRateLimitHeaders(headers).retryAfterMs).toBeUndefined();
+  });
 
   it("IETF: an exhausted policy's t is the hint, but Retry-After takes precedence", () => {
     const headers = {
@@ -77,7 +80,11 @@ describe("retryAfterMs and shouldRetry", () => {
     expect(parseRateLimitHeaders(headers).retryAfterMs).toBe(3_600_000);
     expect(parseRateLimitHeaders({ ...headers, "Retry-After": "5" }).retryAfterMs).toBe(5_000);
     // A RateLimit member naming no policy gives no dimension, but still a hint.
-    expect(parseRateLimitHeaders({ RateLimit: '"default";r=0;t=30' })).toEqual({ provider: "ietf", dimensions: {}, retryAfterMs: 30_000 });
+    expect(parseRateLimitHeaders({ RateLimit: '"default";r=0;t=30' })).toEqual({
+      provider: "ietf",
+      dimensions: {},
+      retryAfterMs: 30_000,
+    });
     expect(parseRateLimitHeaders({ RateLimit: '"default";r=50;t=30' })).toEqual({ provider: "ietf", dimensions: {} });
     const old = { "RateLimit-Limit": "10", "RateLimit-Remaining": "0", "RateLimit-Reset": "7" };
     expect(parseRateLimitHeaders(old).retryAfterMs).toBe(7_000);
@@ -106,10 +113,20 @@ describe("malformed and absurd values", () => {
     "drops the count %j and keeps the rest of the dimension",
     (bad) => {
       const view = parseRateLimitHeaders(
-        { "x-ratelimit-limit-requests": bad, "x-ratelimit-remaining-requests": "5", "x-ratelimit-reset-requests": "1s" },
+        {
+          "x-ratelimit-limit-requests": bad,
+          "x-ratelimit-remaining-requests": "5",
+          "x-ratelimit-reset-requests": "1s",
+        },
         { provider: "openai" },
       );
-      expect(view.dimensions.rpm).toEqual({ unit: "requests", remaining: 5, resetMs: 1_000, windowMs: 60_000, windowSource: "dialect" });
+      expect(view.dimensions.rpm).toEqual({
+        unit: "requests",
+        remaining: 5,
+        resetMs: 1_000,
+        windowMs: 60_000,
+        windowSource: "dialect",
+      });
     },
   );
 
@@ -117,7 +134,11 @@ describe("malformed and absurd values", () => {
     "drops the reset %j",
     (bad) => {
       const view = parseRateLimitHeaders(
-        { "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "5", "x-ratelimit-reset-requests": bad },
+        {
+          "x-ratelimit-limit-requests": "60",
+          "x-ratelimit-remaining-requests": "5",
+          "x-ratelimit-reset-requests": bad,
+        },
         { provider: "openai" },
       );
       expect(view.dimensions.rpm?.resetMs).toBeUndefined();
@@ -141,7 +162,9 @@ describe("malformed and absurd values", () => {
 
   it("rejects a provider it does not know (a typo would read the wrong dialect)", () => {
     for (const provider of ["toString", "unknown", "opneai"]) {
-      expect(() => parseRateLimitHeaders({ "x-ratelimit-limit-requests": "60" }, { provider: provider as never })).toThrow(TypeError);
+      expect(() =>
+        parseRateLimitHeaders({ "x-ratelimit-limit-requests": "60" }, { provider: provider as never }),
+      ).toThrow(TypeError);
     }
   });
 });

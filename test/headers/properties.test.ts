@@ -24,9 +24,17 @@ const PLAUSIBLE = [1_000, 10_000, 60_000, 3_600_000, DAY];
 const NOW = Date.UTC(2025, 1, 24, 22, 25, 2);
 
 const NAMES = [
-  ...["requests", "tokens", "project-tokens", "requests-day", "requests-minute", "tokens-minute", "tokens-day", "req-minute", "tokens-month"].flatMap(
-    (s) => [`x-ratelimit-limit-${s}`, `x-ratelimit-remaining-${s}`, `x-ratelimit-reset-${s}`],
-  ),
+  ...[
+    "requests",
+    "tokens",
+    "project-tokens",
+    "requests-day",
+    "requests-minute",
+    "tokens-minute",
+    "tokens-day",
+    "req-minute",
+    "tokens-month",
+  ].flatMap((s) => [`x-ratelimit-limit-${s}`, `x-ratelimit-remaining-${s}`, `x-ratelimit-reset-${s}`]),
   ...["requests", "tokens", "input-tokens", "output-tokens"].flatMap((s) =>
     ["limit", "remaining", "reset"].map((f) => `anthropic-ratelimit-${s}-${f}`),
   ),
@@ -111,9 +119,14 @@ function expectSane(view: RateLimitView): void {
 describe("properties", () => {
   it("arbitrary header maps, in every shape and dialect, never throw and stay sane", () => {
     fc.assert(
-      fc.property(shapes, fc.constantFrom(...PROVIDERS), fc.integer({ min: 0, max: 5e12 }), (headers, provider, wallNow) => {
-        expectSane(parseRateLimitHeaders(headers, { provider, wallNow }));
-      }),
+      fc.property(
+        shapes,
+        fc.constantFrom(...PROVIDERS),
+        fc.integer({ min: 0, max: 5e12 }),
+        (headers, provider, wallNow) => {
+          expectSane(parseRateLimitHeaders(headers, { provider, wallNow }));
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
@@ -130,7 +143,10 @@ describe("properties", () => {
       }
       return h;
     });
-    fc.assert(fc.property(valid, (headers) => expectSane(parseRateLimitHeaders(headers, { wallNow: NOW }))), { numRuns: 500 });
+    fc.assert(
+      fc.property(valid, (headers) => expectSane(parseRateLimitHeaders(headers, { wallNow: NOW }))),
+      { numRuns: 500 },
+    );
   });
 
   it("arbitrary strings never throw the low-level parsers, which return finite, non-negative numbers", () => {
@@ -176,19 +192,30 @@ describe("properties", () => {
 
   it("the triple's window is recovered through the whole parser when the reset is precise enough", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 100, max: 1_000_000 }), fc.integer({ min: 1, max: 99 }), fc.constantFrom(...PLAUSIBLE), (limit, percent, windowMs) => {
-        const used = Math.ceil((limit * percent) / 100);
-        const resetMs = Math.round((used * windowMs) / limit);
-        // Go prints whole seconds as "2s": a precision of a second needs at least 3 s to be told.
-        fc.pre(resetMs >= 3 && (resetMs % 1000 !== 0 || resetMs >= 3000));
-        const view = parseRateLimitHeaders({
-          "x-ratelimit-limit-tokens": String(limit),
-          "x-ratelimit-remaining-tokens": String(limit - used),
-          "x-ratelimit-reset-tokens": goDuration(resetMs),
-        });
-        const name = { 1_000: "tokens/1s", 10_000: "tokens/10s", 60_000: "tpm", 3_600_000: "tokens/1h", [DAY]: "tpd" }[windowMs];
-        expect(view.dimensions[name ?? ""]).toMatchObject({ windowMs, windowSource: "inferred" });
-      }),
+      fc.property(
+        fc.integer({ min: 100, max: 1_000_000 }),
+        fc.integer({ min: 1, max: 99 }),
+        fc.constantFrom(...PLAUSIBLE),
+        (limit, percent, windowMs) => {
+          const used = Math.ceil((limit * percent) / 100);
+          const resetMs = Math.round((used * windowMs) / limit);
+          // Go prints whole seconds as "2s": a precision of a second needs at least 3 s to be told.
+          fc.pre(resetMs >= 3 && (resetMs % 1000 !== 0 || resetMs >= 3000));
+          const view = parseRateLimitHeaders({
+            "x-ratelimit-limit-tokens": String(limit),
+            "x-ratelimit-remaining-tokens": String(limit - used),
+            "x-ratelimit-reset-tokens": goDuration(resetMs),
+          });
+          const name = {
+            1_000: "tokens/1s",
+            10_000: "tokens/10s",
+            60_000: "tpm",
+            3_600_000: "tokens/1h",
+            [DAY]: "tpd",
+          }[windowMs];
+          expect(view.dimensions[name ?? ""]).toMatchObject({ windowMs, windowSource: "inferred" });
+        },
+      ),
     );
   });
 });
@@ -200,16 +227,28 @@ describe("bounded work", () => {
     for (const provider of PROVIDERS) {
       const headers = Object.fromEntries(NAMES.map((name) => [name, huge]));
       expect(parseRateLimitHeaders(headers, { provider })).toEqual({ provider: provider ?? "unknown", dimensions: {} });
-      expect(parseRateLimitHeaders(new Map([["x-ratelimit-limit-requests", [huge]]]), { provider }).dimensions).toEqual({});
+      expect(parseRateLimitHeaders(new Map([["x-ratelimit-limit-requests", [huge]]]), { provider }).dimensions).toEqual(
+        {},
+      );
     }
   });
 
   it("a 5 MB value among good ones leaves the good ones intact", () => {
     const view = parseRateLimitHeaders(
-      { "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": huge, "x-ratelimit-reset-requests": "1s" },
+      {
+        "x-ratelimit-limit-requests": "60",
+        "x-ratelimit-remaining-requests": huge,
+        "x-ratelimit-reset-requests": "1s",
+      },
       { provider: "openai" },
     );
-    expect(view.dimensions.rpm).toEqual({ unit: "requests", limit: 60, resetMs: 1_000, windowMs: 60_000, windowSource: "dialect" });
+    expect(view.dimensions.rpm).toEqual({
+      unit: "requests",
+      limit: 60,
+      resetMs: 1_000,
+      windowMs: 60_000,
+      windowSource: "dialect",
+    });
   });
 
   it("a flood of headers is read only up to the cap", () => {

@@ -21,27 +21,54 @@ describe("classifyFailure: kinds", () => {
     ["OpenAI 429 on tokens", { status: 429, body: openAiTokens }, "rate"],
     [
       "OpenAI 429 insufficient_quota",
-      { status: 429, body: { error: { message: "You exceeded your current quota", type: "insufficient_quota", code: "insufficient_quota" } } },
+      {
+        status: 429,
+        body: {
+          error: { message: "You exceeded your current quota", type: "insufficient_quota", code: "insufficient_quota" },
+        },
+      },
       "billing",
     ],
-    ["OpenAI billing_hard_limit_reached", { status: 400, body: { error: { code: "billing_hard_limit_reached" } } }, "billing"],
-    ["Anthropic billing_error", { status: 400, body: { type: "error", error: { type: "billing_error", message: "..." } } }, "billing"],
+    [
+      "OpenAI billing_hard_limit_reached",
+      { status: 400, body: { error: { code: "billing_hard_limit_reached" } } },
+      "billing",
+    ],
+    [
+      "Anthropic billing_error",
+      { status: 400, body: { type: "error", error: { type: "billing_error", message: "..." } } },
+      "billing",
+    ],
     [
       "Anthropic 429 enforced_spend_limit_reached",
       {
         status: 429,
-        body: { type: "error", error: { type: "rate_limit_error", message: "...", details: { error_code: "enforced_spend_limit_reached" } } },
+        body: {
+          type: "error",
+          error: { type: "rate_limit_error", message: "...", details: { error_code: "enforced_spend_limit_reached" } },
+        },
       },
       "billing",
     ],
     [
       "Anthropic 429 ramp_limit_exceeded is a rate",
-      { status: 429, body: { type: "error", error: { type: "rate_limit_error", details: { error_code: "ramp_limit_exceeded" } } } },
+      {
+        status: 429,
+        body: { type: "error", error: { type: "rate_limit_error", details: { error_code: "ramp_limit_exceeded" } } },
+      },
       "rate",
     ],
     ["402", { status: 402 }, "billing"],
-    ["Anthropic 529", { status: 529, body: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }, "overloaded"],
-    ["overloaded_error with no status (a streamed error event)", { body: { type: "error", error: { type: "overloaded_error" } } }, "overloaded"],
+    [
+      "Anthropic 529",
+      { status: 529, body: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } },
+      "overloaded",
+    ],
+    [
+      "overloaded_error with no status (a streamed error event)",
+      { body: { type: "error", error: { type: "overloaded_error" } } },
+      "overloaded",
+    ],
     ["rate_limit_error with no status", { body: { type: "error", error: { type: "rate_limit_error" } } }, "rate"],
     ["500", { status: 500 }, "server"],
     ["503", { status: 503, body: "upstream connect error" }, "server"],
@@ -57,7 +84,11 @@ describe("classifyFailure: kinds", () => {
 
 describe("classifyFailure: retry hints", () => {
   it("reads OpenAI's 429 body: the dimension and the message's delay", () => {
-    expect(classifyFailure({ status: 429, body: openAiTokens })).toEqual({ kind: "rate", dimension: "tokens", retryAfterMs: 2754 });
+    expect(classifyFailure({ status: 429, body: openAiTokens })).toEqual({
+      kind: "rate",
+      dimension: "tokens",
+      retryAfterMs: 2754,
+    });
     expect(classifyFailure({ status: 429, body: JSON.stringify(openAiTokens) })).toEqual({
       kind: "rate",
       dimension: "tokens",
@@ -81,7 +112,9 @@ describe("classifyFailure: retry hints", () => {
   it("takes the dimension from the message, then from the exhausted headers", () => {
     const fromMessage = classifyFailure({
       status: 429,
-      body: { error: { message: "Rate limit reached for gpt-4o in organization org-x on requests per min (RPM): Limit 3" } },
+      body: {
+        error: { message: "Rate limit reached for gpt-4o in organization org-x on requests per min (RPM): Limit 3" },
+      },
     });
     expect(fromMessage.dimension).toBe("requests");
     const fromHeaders = classifyFailure({
@@ -101,26 +134,53 @@ describe("classifyFailure: retry hints", () => {
   it("Together's dynamic error types name the dimension", () => {
     const body = { error: { message: "...", type: "dynamic_token_limited" } };
     expect(classifyFailure({ status: 429, body }).dimension).toBe("tokens");
-    expect(classifyFailure({ status: 429, body: { error_type: "dynamic_request_limited" } }).dimension).toBe("requests");
+    expect(classifyFailure({ status: 429, body: { error_type: "dynamic_request_limited" } }).dimension).toBe(
+      "requests",
+    );
   });
 
   it("prefers retry-after-ms, then retry-after, then the message", () => {
     const body = openAiTokens;
-    expect(classifyFailure({ status: 429, headers: { "retry-after-ms": "1500", "retry-after": "20" }, body }).retryAfterMs).toBe(1500);
+    expect(
+      classifyFailure({ status: 429, headers: { "retry-after-ms": "1500", "retry-after": "20" }, body }).retryAfterMs,
+    ).toBe(1500);
     expect(classifyFailure({ status: 429, headers: { "retry-after": "20" }, body }).retryAfterMs).toBe(20_000);
     expect(classifyFailure({ status: 429, headers: {}, body }).retryAfterMs).toBe(2754);
   });
 
   it("reads x-should-retry", () => {
-    expect(classifyFailure({ status: 500, headers: { "x-should-retry": "false" } })).toEqual({ kind: "server", shouldRetry: false });
+    expect(classifyFailure({ status: 500, headers: { "x-should-retry": "false" } })).toEqual({
+      kind: "server",
+      shouldRetry: false,
+    });
   });
 
   it("reads OpenRouter's error.metadata: retry_after_seconds, then its copied headers", () => {
     const reset = NOW + 42_000;
-    const metadataHeaders = { "X-RateLimit-Limit": "20", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": String(reset) };
-    const body = { error: { code: 429, message: "Rate limit exceeded: free-models-per-min.", metadata: { headers: metadataHeaders } } };
-    expect(classifyFailure({ body }, { wallNow: NOW })).toEqual({ kind: "rate", dimension: "requests", retryAfterMs: 42_000 });
-    const upstream = { error: { code: 429, message: "Provider returned error", metadata: { retry_after_seconds: 7, headers: metadataHeaders } } };
+    const metadataHeaders = {
+      "X-RateLimit-Limit": "20",
+      "X-RateLimit-Remaining": "0",
+      "X-RateLimit-Reset": String(reset),
+    };
+    const body = {
+      error: {
+        code: 429,
+        message: "Rate limit exceeded: free-models-per-min.",
+        metadata: { headers: metadataHeaders },
+      },
+    };
+    expect(classifyFailure({ body }, { wallNow: NOW })).toEqual({
+      kind: "rate",
+      dimension: "requests",
+      retryAfterMs: 42_000,
+    });
+    const upstream = {
+      error: {
+        code: 429,
+        message: "Provider returned error",
+        metadata: { retry_after_seconds: 7, headers: metadataHeaders },
+      },
+    };
     expect(classifyFailure({ status: 429, body: upstream }, { wallNow: NOW }).retryAfterMs).toBe(7_000);
     const asText = { error: { code: 429, metadata: { retry_after_seconds: "2.5" } } };
     expect(classifyFailure({ status: 429, body: asText }).retryAfterMs).toBe(2_500);
@@ -160,14 +220,27 @@ describe("classifyFailure: retry hints", () => {
   it("ignores a body text over 64 KiB, and a non-JSON text apart from its delay", () => {
     const big = JSON.stringify({ error: { type: "insufficient_quota", pad: "x".repeat(70_000) } });
     expect(classifyFailure({ status: 429, body: big })).toEqual({ kind: "rate" });
-    expect(classifyFailure({ status: 429, body: "Too many requests, try again in 3s" })).toEqual({ kind: "rate", retryAfterMs: 3_000 });
+    expect(classifyFailure({ status: 429, body: "Too many requests, try again in 3s" })).toEqual({
+      kind: "rate",
+      retryAfterMs: 3_000,
+    });
   });
 });
 
 describe("classifyFailure: SDK errors as thrown", () => {
   it("reads an openai-node RateLimitError", () => {
-    const error = OpenAI.APIError.generate(429, openAiTokens, undefined, new Headers({ "retry-after-ms": "1500", "x-should-retry": "true" }));
-    expect(classifyFailure(error)).toEqual({ kind: "rate", dimension: "tokens", retryAfterMs: 1500, shouldRetry: true });
+    const error = OpenAI.APIError.generate(
+      429,
+      openAiTokens,
+      undefined,
+      new Headers({ "retry-after-ms": "1500", "x-should-retry": "true" }),
+    );
+    expect(classifyFailure(error)).toEqual({
+      kind: "rate",
+      dimension: "tokens",
+      retryAfterMs: 1500,
+      shouldRetry: true,
+    });
   });
 
   it("reads an openai-node insufficient_quota error as billing", () => {

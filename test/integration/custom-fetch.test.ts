@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { Limiter } from "../../src/index.js";
 import type { Estimate } from "../../src/index.js";
-import { anthropicClient, openAIClient, spend, splitEstimate, syncingFetch, tokensEstimate, useSimulator } from "./helpers.js";
+import {
+  anthropicClient,
+  openAIClient,
+  spend,
+  splitEstimate,
+  syncingFetch,
+  tokensEstimate,
+  useSimulator,
+} from "./helpers.js";
 import type { Simulator } from "./helpers.js";
 
 // 2_000 tokens take 2 s to refill at 60_000/min: time enough, even on a slow

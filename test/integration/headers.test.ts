@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { Limiter } from "../../src/index.js";
 import type { Estimate, LimiterSnapshot, RateLimitView, Reservation, Usage } from "../../src/index.js";
 import { ARRIVAL_DELAY_MS } from "../defaults.js";
-import { anthropicClient, openAIClient, refill, spend, splitEstimate, tokensEstimate, useSimulator } from "./helpers.js";
+import {
+  anthropicClient,
+  openAIClient,
+  refill,
+  spend,
+  splitEstimate,
+  tokensEstimate,
+  useSimulator,
+} from "./helpers.js";
 
 // Real SDKs on a real socket: levels refill while the test runs, and the
 // limiter brings a response's remaining forward by the refill since the request
@@ -88,7 +96,14 @@ describe("headers through .withResponse(), OpenAI", () => {
 });
 
 describe("headers through .withResponse(), Anthropic", () => {
-  const sim = useSimulator({ rpm: 5, itpm: 40_000, otpm: 8_000, dialect: "anthropic", latencyMs: 2, answerTokens: () => 2_000 });
+  const sim = useSimulator({
+    rpm: 5,
+    itpm: 40_000,
+    otpm: 8_000,
+    dialect: "anthropic",
+    latencyMs: 2,
+    answerTokens: () => 2_000,
+  });
 
   it("learns the provider's lower limits and drops the levels to its remaining", async () => {
     const anthropic = anthropicClient(sim().server);
@@ -141,6 +156,8 @@ describe("headers of a completed call on a shared key, OpenAI", () => {
     });
     if (tokensLeft === undefined) throw new Error("the call never synced");
     expect(tokensLeft).toBeLessThan(15_000); // the other client's use shows, so the sync lowered the level
-    expect(limiter.snapshot().tpm?.available).toBeLessThanOrEqual(tokensLeft + refill(20_000, performance.now() - start));
+    expect(limiter.snapshot().tpm?.available).toBeLessThanOrEqual(
+      tokensLeft + refill(20_000, performance.now() - start),
+    );
   });
 });

@@ -32,12 +32,18 @@ export function useSimulator(options: ProviderOptions): () => Simulator {
 }
 
 /** An OpenAI client on the simulator; the limiter owns retries unless a test says otherwise. */
-export function openAIClient(server: ProviderServer, options: { maxRetries?: number; fetch?: typeof fetch } = {}): OpenAI {
+export function openAIClient(
+  server: ProviderServer,
+  options: { maxRetries?: number; fetch?: typeof fetch } = {},
+): OpenAI {
   return new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "test-key", maxRetries: 0, ...options });
 }
 
 /** An Anthropic client on the simulator; the limiter owns retries unless a test says otherwise. */
-export function anthropicClient(server: ProviderServer, options: { maxRetries?: number; fetch?: typeof fetch } = {}): Anthropic {
+export function anthropicClient(
+  server: ProviderServer,
+  options: { maxRetries?: number; fetch?: typeof fetch } = {},
+): Anthropic {
   return new Anthropic({ baseURL: server.url, apiKey: "test-key", maxRetries: 0, ...options });
 }
 

@@ -37,14 +37,18 @@ const sdks: Record<"openai" | "anthropic", (fetch: Fetch) => SdkCall> = {
   openai: (fetch) => {
     const client = new OpenAI({ apiKey: "test-key", maxRetries: 0, fetch });
     return async (signal) => {
-      const { data, response } = await client.chat.completions.create({ model: "gpt-sim", messages, max_tokens: 16 }, { signal }).withResponse();
+      const { data, response } = await client.chat.completions
+        .create({ model: "gpt-sim", messages, max_tokens: 16 }, { signal })
+        .withResponse();
       return { headers: response.headers, used: data.usage?.total_tokens ?? ESTIMATE };
     };
   },
   anthropic: (fetch) => {
     const client = new Anthropic({ apiKey: "test-key", maxRetries: 0, fetch });
     return async (signal) => {
-      const { data, response } = await client.messages.create({ model: "claude-sim", messages, max_tokens: 16 }, { signal }).withResponse();
+      const { data, response } = await client.messages
+        .create({ model: "claude-sim", messages, max_tokens: 16 }, { signal })
+        .withResponse();
       return { headers: response.headers, used: data.usage.input_tokens + data.usage.output_tokens };
     };
   },
@@ -58,7 +62,12 @@ async function callThrough(reservation: Reservation, call: SdkCall): Promise<{ v
 }
 
 /** One call as the README writes it: even ones through `run`, odd ones through `acquire`. */
-async function userCall(limiter: Limiter, call: SdkCall, signal: AbortSignal | undefined, index: number): Promise<number> {
+async function userCall(
+  limiter: Limiter,
+  call: SdkCall,
+  signal: AbortSignal | undefined,
+  index: number,
+): Promise<number> {
   const options = signal ? { signal } : undefined;
   if (index % 2 === 0) return limiter.run(ESTIMATE, (r) => callThrough(r, call), options);
   const r = await limiter.acquire(ESTIMATE, options);
@@ -107,24 +116,28 @@ afterEach(() => {
 });
 
 describe.each(Object.keys(sdks) as (keyof typeof sdks)[])("%s SDK", (sdk) => {
-  it.each([false, true])(`${CALLS} calls through run and acquire, a long-lived signal of the caller's: %s; nothing accumulates`, async (withSignal) => {
-    const call = sdks[sdk](await replaying(sdk));
-    const limiter = new Limiter({ ...LIMITS, provider: sdk });
-    const caller = withSignal ? new AbortController() : undefined;
-    const once = (index: number): Promise<number> => userCall(limiter, call, caller?.signal, index);
+  it.each([false, true])(
+    `${CALLS} calls through run and acquire, a long-lived signal of the caller's: %s; nothing accumulates`,
+    async (withSignal) => {
+      const call = sdks[sdk](await replaying(sdk));
+      const limiter = new Limiter({ ...LIMITS, provider: sdk });
+      const caller = withSignal ? new AbortController() : undefined;
+      const once = (index: number): Promise<number> => userCall(limiter, call, caller?.signal, index);
 
-    const leftAfterWarmUp = await drive(WARM_UP, once);
-    const before = await retainedHeap();
-    const leftAtEnd = await drive(CALLS - WARM_UP, once);
-    const after = await retainedHeap();
-    const bytesPerCall = (after - before) / (CALLS - WARM_UP);
+      const leftAfterWarmUp = await drive(WARM_UP, once);
+      const before = await retainedHeap();
+      const leftAtEnd = await drive(CALLS - WARM_UP, once);
+      const after = await retainedHeap();
+      const bytesPerCall = (after - before) / (CALLS - WARM_UP);
 
-    expect(leftAtEnd, "listeners on the signal an SDK call was given").toBe(leftAfterWarmUp);
-    if (caller) expect(getEventListeners(caller.signal, "abort")).toHaveLength(0);
-    expect(warnings.map((w) => w.message)).toEqual([]);
-    expect(bytesPerCall, `heap retained per call: ${bytesPerCall.toFixed(1)} B`).toBeLessThan(MAX_BYTES_PER_CALL);
-    expect(limiter.snapshot()).toMatchObject({ queued: 0, inFlight: 0 });
-  }, 60_000);
+      expect(leftAtEnd, "listeners on the signal an SDK call was given").toBe(leftAfterWarmUp);
+      if (caller) expect(getEventListeners(caller.signal, "abort")).toHaveLength(0);
+      expect(warnings.map((w) => w.message)).toEqual([]);
+      expect(bytesPerCall, `heap retained per call: ${bytesPerCall.toFixed(1)} B`).toBeLessThan(MAX_BYTES_PER_CALL);
+      expect(limiter.snapshot()).toMatchObject({ queued: 0, inFlight: 0 });
+    },
+    60_000,
+  );
 
   it("aborting the caller's signal aborts the call in flight", async () => {
     let started!: () => void;

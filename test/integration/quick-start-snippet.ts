@@ -63,11 +63,14 @@ ${text(file.statements.slice(split))}
 function limiterLimits(file: ts.SourceFile): Record<string, number> {
   let limits: Record<string, number> | undefined;
   const visit = (node: ts.Node): void => {
-    const options = ts.isNewExpression(node) && node.expression.getText(file) === "Limiter" ? node.arguments?.[0] : undefined;
+    const options =
+      ts.isNewExpression(node) && node.expression.getText(file) === "Limiter" ? node.arguments?.[0] : undefined;
     if (options && ts.isObjectLiteralExpression(options)) {
       limits = Object.fromEntries(
         options.properties.flatMap((p) =>
-          ts.isPropertyAssignment(p) && ts.isNumericLiteral(p.initializer) ? [[p.name.getText(file), Number(p.initializer.text)]] : [],
+          ts.isPropertyAssignment(p) && ts.isNumericLiteral(p.initializer)
+            ? [[p.name.getText(file), Number(p.initializer.text)]]
+            : [],
         ),
       );
     }

@@ -44,7 +44,11 @@ async function streamThrough<U extends Usage>(
 }
 
 /** Two streams at once on one concurrency slot: the second waits for the first to end. */
-function expectOneSlotHeldPerStream([first, second]: readonly Streamed<Usage>[], limiter: Limiter, { provider }: Simulator): void {
+function expectOneSlotHeldPerStream(
+  [first, second]: readonly Streamed<Usage>[],
+  limiter: Limiter,
+  { provider }: Simulator,
+): void {
   expect(first?.midStream).toMatchObject({ inFlight: 1, queued: 1, concurrency: { limit: 1, available: 0 } });
   expect(second?.midStream).toMatchObject({ inFlight: 1, queued: 0, concurrency: { limit: 1, available: 0 } });
   expect(limiter.snapshot()).toMatchObject({ inFlight: 0, queued: 0, concurrency: { limit: 1, available: 1 } });
@@ -76,7 +80,13 @@ describe("OpenAI streaming with include_usage", () => {
       streamThrough(limiter, estimate, "tpm", async (reservation, onEvent) => {
         const { data: stream, response } = await openai.chat.completions
           .create(
-            { model: "gpt-sim", messages, max_tokens: maxTokens, stream: true, stream_options: { include_usage: true } },
+            {
+              model: "gpt-sim",
+              messages,
+              max_tokens: maxTokens,
+              stream: true,
+              stream_options: { include_usage: true },
+            },
             { signal: reservation.signal },
           )
           .withResponse();
@@ -99,7 +109,14 @@ describe("OpenAI streaming with include_usage", () => {
 });
 
 describe("Anthropic messages.stream()", () => {
-  const sim = useSimulator({ itpm: 40_000, otpm: 8_000, concurrency: 1, dialect: "anthropic", latencyMs: 5, answerTokens: () => 30 });
+  const sim = useSimulator({
+    itpm: 40_000,
+    otpm: 8_000,
+    concurrency: 1,
+    dialect: "anthropic",
+    latencyMs: 5,
+    answerTokens: () => 30,
+  });
 
   it("holds the slot until the stream ends and settles the final message's usage", async () => {
     const anthropic = anthropicClient(sim().server);
@@ -108,7 +125,10 @@ describe("Anthropic messages.stream()", () => {
     const maxTokens = 2_000;
     const streamOnce = (): Promise<Streamed<{ input: number; output: number }>> =>
       streamThrough(limiter, splitEstimate(prompt, maxTokens), "otpm", async (reservation, onEvent) => {
-        const stream = anthropic.messages.stream({ model: "claude-sim", max_tokens: maxTokens, ...prompt }, { signal: reservation.signal });
+        const stream = anthropic.messages.stream(
+          { model: "claude-sim", max_tokens: maxTokens, ...prompt },
+          { signal: reservation.signal },
+        );
         const { response } = await stream.withResponse();
         reservation.sync(response.headers);
         for await (const _event of stream) onEvent();

@@ -12,7 +12,8 @@ const MAX_TOKENS = 1_800;
 const answerTokens = ({ index }: AnswerInput): number => 1_150 + ((index * 97) % 400);
 
 /** Prompts of a few sizes, so the estimates differ. */
-const question = (i: number): string => `Question ${i}: ${"why does the bucket refill continuously? ".repeat(1 + (i % 5))}`;
+const question = (i: number): string =>
+  `Question ${i}: ${"why does the bucket refill continuously? ".repeat(1 + (i % 5))}`;
 
 describe("a workload through run() on the OpenAI dialect, limiter told the true quota", () => {
   const quota = { rpm: 600, tpm: 60_000, concurrency: 4 };

@@ -3,7 +3,19 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const CLI = fileURLToPath(new URL("../../src/cli.ts", import.meta.url));
-const SEEDS = ["plan", "--rpm", "3000", "--tpm", "1000000", "--prompt", "800", "--completion", "300", "--max-tokens", "4096"];
+const SEEDS = [
+  "plan",
+  "--rpm",
+  "3000",
+  "--tpm",
+  "1000000",
+  "--prompt",
+  "800",
+  "--completion",
+  "300",
+  "--max-tokens",
+  "4096",
+];
 
 function run(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   return spawnSync(process.execPath, ["--import", "tsx", CLI, ...args], { encoding: "utf8" });

@@ -26,7 +26,9 @@ describe("plan: properties", () => {
       fc.property(inputs, (input) => {
         const result = plan(input);
         for (const d of result.dimensions) {
-          expect(result.callsPerMinute * d.consumed).toBeLessThanOrEqual(((d.limit * 60_000) / d.windowMs) * (1 + 1e-12));
+          expect(result.callsPerMinute * d.consumed).toBeLessThanOrEqual(
+            ((d.limit * 60_000) / d.windowMs) * (1 + 1e-12),
+          );
         }
       }),
     );
@@ -38,7 +40,8 @@ describe("plan: properties", () => {
         const before = plan(input).callsPerMinute;
         for (const name of LIMITS) {
           const limit = input[name];
-          if (limit !== undefined) expect(plan({ ...input, [name]: limit * factor }).callsPerMinute).toBeGreaterThanOrEqual(before);
+          if (limit !== undefined)
+            expect(plan({ ...input, [name]: limit * factor }).callsPerMinute).toBeGreaterThanOrEqual(before);
         }
       }),
     );
@@ -66,7 +69,9 @@ describe("plan: properties", () => {
     fc.assert(
       fc.property(inputs, fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 5000 }), (input, a, b) => {
         const [small, large] = a < b ? [a, b] : [b, a];
-        expect(plan({ ...input, burst: large }).burst?.drainMs).toBeGreaterThanOrEqual(plan({ ...input, burst: small }).burst?.drainMs ?? 0);
+        expect(plan({ ...input, burst: large }).burst?.drainMs).toBeGreaterThanOrEqual(
+          plan({ ...input, burst: small }).burst?.drainMs ?? 0,
+        );
       }),
     );
   });

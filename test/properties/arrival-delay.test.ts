@@ -76,7 +76,11 @@ describe("arrival delays (invariant 1 on a real network)", () => {
   it("a provider metering exactly as configured never rejects an admitted call, whatever delay in [0, arrivalDelayMs] each call takes to reach it", async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async ({ limit, windowMs, requests, arrivalDelayMs, calls }) => {
-        const limiter = new Limiter({ rpm: requests, limits: { tokens: { unit: "tokens", limit, windowMs } }, arrivalDelayMs });
+        const limiter = new Limiter({
+          rpm: requests,
+          limits: { tokens: { unit: "tokens", limit, windowMs } },
+          arrivalDelayMs,
+        });
         const t0 = performance.now();
         const tokens = new ProviderBucket(limit, windowMs, limit);
         const perMinute = new ProviderBucket(requests, 60_000, requests);

@@ -131,7 +131,12 @@ function shapesOf(config: Config): Map<string, Shape> | undefined {
     shapes.set(name, { unit, windowMs, limit, capacity: limit });
   }
   for (const [name, spec] of Object.entries(config.custom)) {
-    shapes.set(name, { unit: spec.unit, windowMs: spec.windowMs, limit: spec.limit, capacity: spec.capacity ?? spec.limit });
+    shapes.set(name, {
+      unit: spec.unit,
+      windowMs: spec.windowMs,
+      limit: spec.limit,
+      capacity: spec.capacity ?? spec.limit,
+    });
   }
   for (const [name, capacity] of Object.entries(config.capacity)) {
     const shape = shapes.get(name);
@@ -163,7 +168,8 @@ class Model {
   reconfigure(config: Config): void {
     const shapes = shapesOf(config);
     if (!shapes) throw new Error("model: invalid config");
-    for (const [name, bucket] of [...this.buckets]) if (shapes.get(name)?.unit !== bucket.unit) this.buckets.delete(name);
+    for (const [name, bucket] of [...this.buckets])
+      if (shapes.get(name)?.unit !== bucket.unit) this.buckets.delete(name);
     for (const [name, shape] of shapes) {
       const kept = this.buckets.get(name);
       if (!kept) {
@@ -171,7 +177,12 @@ class Model {
         continue;
       }
       this.refill(kept);
-      Object.assign(kept, { limit: shape.limit, windowMs: shape.windowMs, capacity: shape.capacity, level: Math.min(kept.level, shape.capacity) });
+      Object.assign(kept, {
+        limit: shape.limit,
+        windowMs: shape.windowMs,
+        capacity: shape.capacity,
+        level: Math.min(kept.level, shape.capacity),
+      });
     }
     this.config = config;
   }
@@ -202,7 +213,9 @@ class Model {
     return undefined;
   }
 
-  /** Buckets whose level, within tolerance, does not cover the cost: `margin` -1 asks "could it fit", +1 "must it fit". */
+  /**
+   * Buckets whose level, within tolerance, does not cover the cost: `margin` -1 asks "could it fit", +1 "must it fit".
+   */
   short(estimate: Estimate, margin: -1 | 1): string[] {
     const names: string[] = [];
     for (const bucket of this.buckets.values()) {
@@ -394,7 +407,10 @@ export class Harness {
 
   /** Runs `body` with fake timers installed and a fresh limiter; always uninstalls. */
   static async with(scenario: Scenario, body: (harness: Harness) => Promise<void>): Promise<void> {
-    const timers = FakeTimers.install({ now: 0, toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"] });
+    const timers = FakeTimers.install({
+      now: 0,
+      toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"],
+    });
     try {
       const harness = new Harness(timers, scenario);
       harness.checkpoint();
@@ -461,7 +477,11 @@ export class Harness {
   async arrive({ estimate, abortable, maxWaitMs: wait }: Arrival): Promise<Request> {
     const admissibleAt = this.model.admissionWithoutEvents(this.queue, estimate);
     const maxWaitMs =
-      typeof wait === "object" ? (admissibleAt < Infinity ? Math.round(wait.patience * (admissibleAt - this.now)) : undefined) : wait;
+      typeof wait === "object"
+        ? admissibleAt < Infinity
+          ? Math.round(wait.patience * (admissibleAt - this.now))
+          : undefined
+        : wait;
     const deadline = maxWaitMs === undefined ? Infinity : this.now + maxWaitMs;
     const request: Request = {
       id: this.requests.length,
@@ -477,7 +497,10 @@ export class Harness {
     };
     this.requests.push(request);
     this.queue.push(request);
-    const options = { ...(request.controller ? { signal: request.controller.signal } : {}), ...(maxWaitMs === undefined ? {} : { maxWaitMs }) };
+    const options = {
+      ...(request.controller ? { signal: request.controller.signal } : {}),
+      ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
+    };
     this.limiter.acquire(estimate, options).then(
       (reservation) => this.outcomes.push({ request, reservation }),
       (error: unknown) => this.outcomes.push({ request, error }),
@@ -485,7 +508,10 @@ export class Harness {
     // A request that can never fit, or a closed limiter, is refused at once: one microtask later.
     await Promise.resolve();
     if (this.model.closed || this.model.tooLargeOn(estimate)) {
-      check(this.outcomes.some((o) => o.request === request && "error" in o), () => `#${request.id} refused at once`);
+      check(
+        this.outcomes.some((o) => o.request === request && "error" in o),
+        () => `#${request.id} refused at once`,
+      );
     }
     await this.settleDown();
     return request;
@@ -532,7 +558,11 @@ export class Harness {
     request.controller!.abort(new Error(`abort #${request.id}`));
     await this.settleDown();
     // A waiter leaves at once, with the signal's reason (an admitted request is not affected).
-    if (waiting) check(request.error === request.controller!.signal.reason, () => `#${request.id} aborted while waiting: ${String(request.error)}`);
+    if (waiting)
+      check(
+        request.error === request.controller!.signal.reason,
+        () => `#${request.id} aborted while waiting: ${String(request.error)}`,
+      );
   }
 
   async setLimits(change: Change): Promise<void> {
@@ -576,7 +606,8 @@ export class Harness {
       check(next < Infinity, () => `liveness: #${this.queue[0]!.id} can be admitted some time`);
       await this.advance(next - this.now);
     }
-    for (const request of this.requests) check(request.status !== "queued", () => `#${request.id} still queued after drain`);
+    for (const request of this.requests)
+      check(request.status !== "queued", () => `#${request.id} still queued after drain`);
     check(this.timers.countTimers() === 0, () => `${this.timers.countTimers()} timers left once idle`);
     let idle = false;
     void this.limiter.onIdle().then(() => (idle = true));
@@ -631,12 +662,20 @@ export class Harness {
     check(index >= 0, () => `${at}: was not waiting`);
     if (error instanceof RequestTooLargeError) {
       const bucket = this.model.buckets.get(error.dimension);
-      check(bucket !== undefined && costOn(bucket.unit, request.estimate) > bucket.capacity && error.capacity === bucket.capacity, () => at);
+      check(
+        bucket !== undefined &&
+          costOn(bucket.unit, request.estimate) > bucket.capacity &&
+          error.capacity === bucket.capacity,
+        () => at,
+      );
     } else if (error instanceof WaitTimeoutError) {
       check(request.maxWaitMs !== undefined, () => `${at}: no maxWaitMs`);
       // Refused on arrival on a predicted wait (judged by the property on at-once refusals), else at its deadline.
       const atOnce = this.now === request.arrivedAt && error.waitMs > error.maxWaitMs;
-      check(atOnce || this.now === request.deadline, () => `${at}: neither at arrival on a wait over maxWaitMs nor at its deadline ${request.deadline}`);
+      check(
+        atOnce || this.now === request.deadline,
+        () => `${at}: neither at arrival on a wait over maxWaitMs nor at its deadline ${request.deadline}`,
+      );
       check(error.waitMs >= error.maxWaitMs, () => `${at}: says it needed less than maxWaitMs`);
     } else if (error instanceof LimiterClosedError) {
       check(this.model.closed, () => `${at}: not closed`);
@@ -664,7 +703,8 @@ export class Harness {
     }
     // Work conservation (and so: a cancelled waiter holds nothing): a head that surely fits is admitted now.
     const head = this.queue[0];
-    if (head && model.slotFree()) check(model.short(head.estimate, 1).length > 0, () => `#${head.id} fits at ${now} but waits`);
+    if (head && model.slotFree())
+      check(model.short(head.estimate, 1).length > 0, () => `#${head.id} fits at ${now} but waits`);
 
     // Invariant 3 via the levels: conserved accounting leaves model and limiter at the same level.
     const { queued, inFlight, concurrency, ...dimensions } = limiter.snapshot();
@@ -672,19 +712,31 @@ export class Harness {
     check(inFlight === model.inFlight, () => `snapshot().inFlight ${inFlight}, model ${model.inFlight}`);
     const limit = model.concurrency;
     check(
-      limit === undefined ? concurrency === undefined : concurrency?.limit === limit && concurrency.available === limit - model.inFlight,
-      () => `snapshot().concurrency ${JSON.stringify(concurrency)}, model limit ${limit} with ${model.inFlight} in flight`,
+      limit === undefined
+        ? concurrency === undefined
+        : concurrency?.limit === limit && concurrency.available === limit - model.inFlight,
+      () =>
+        `snapshot().concurrency ${JSON.stringify(concurrency)}, model limit ${limit} with ${model.inFlight} in flight`,
     );
     const names = Object.keys(dimensions);
-    check(names.length === model.buckets.size, () => `dimensions ${names.join()} vs model ${[...model.buckets.keys()].join()}`);
+    check(
+      names.length === model.buckets.size,
+      () => `dimensions ${names.join()} vs model ${[...model.buckets.keys()].join()}`,
+    );
     for (const bucket of model.buckets.values()) {
       const seen = dimensions[bucket.name];
       check(
-        seen !== undefined && seen.limit === bucket.limit && seen.windowMs === bucket.windowMs && seen.capacity === bucket.capacity,
+        seen !== undefined &&
+          seen.limit === bucket.limit &&
+          seen.windowMs === bucket.windowMs &&
+          seen.capacity === bucket.capacity,
         () => `${bucket.name}: limiter ${JSON.stringify(seen)}, model ${JSON.stringify(bucket)}`,
       );
       const level = model.levelOf(bucket);
-      check(Math.abs(seen.available - level) <= tolerance(bucket), () => `${bucket.name} at ${now}: limiter level ${seen.available}, model ${level}`);
+      check(
+        Math.abs(seen.available - level) <= tolerance(bucket),
+        () => `${bucket.name} at ${now}: limiter level ${seen.available}, model ${level}`,
+      );
     }
 
     // Invariant 5: a head timer and a deadline timer at most, none when nothing waits; no stray abort listener.
@@ -693,7 +745,10 @@ export class Harness {
     for (const request of this.requests) {
       if (!request.controller) continue;
       const listeners = getEventListeners(request.controller.signal, "abort").length;
-      check(listeners === (request.status === "queued" ? 1 : 0), () => `${listeners} abort listeners on #${request.id} (${request.status})`);
+      check(
+        listeners === (request.status === "queued" ? 1 : 0),
+        () => `${listeners} abort listeners on #${request.id} (${request.status})`,
+      );
     }
   }
 }

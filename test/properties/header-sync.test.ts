@@ -35,20 +35,52 @@ const NAMES = [
 const value = fc.oneof(
   fc.nat({ max: 10_000_000 }).map(String),
   fc.double({ noNaN: false }).map(String),
-  fc.constantFrom("1s", "6m0s", "2m59.56s", "-5", "NaN", "Infinity", "1e400", "2025-02-24T22:25:32Z", "", "  7 ", '"q";q=100;w=60'),
+  fc.constantFrom(
+    "1s",
+    "6m0s",
+    "2m59.56s",
+    "-5",
+    "NaN",
+    "Infinity",
+    "1e400",
+    "2025-02-24T22:25:32Z",
+    "",
+    "  7 ",
+    '"q";q=100;w=60',
+  ),
   fc.string({ maxLength: 30 }),
 );
 
 const arbitraryHeaders = fc.dictionary(fc.constantFrom(...NAMES), value, { maxKeys: 10 });
-const anyProvider = fc.option(fc.constantFrom<ProviderName>("openai", "anthropic", "groq", "azure", "cerebras", "ietf", "together", "mistral", "openrouter"), { nil: undefined });
+const anyProvider = fc.option(
+  fc.constantFrom<ProviderName>(
+    "openai",
+    "anthropic",
+    "groq",
+    "azure",
+    "cerebras",
+    "ietf",
+    "together",
+    "mistral",
+    "openrouter",
+  ),
+  { nil: undefined },
+);
 const use = fc.record({ input: fc.nat({ max: 3_000 }), output: fc.nat({ max: 3_000 }) });
-const CONFIGURED = [["rpm", 600], ["tpm", 100_000], ["itpm", 50_000]] as const;
+const CONFIGURED = [
+  ["rpm", 600],
+  ["tpm", 100_000],
+  ["itpm", 50_000],
+] as const;
 const OPTIONS = { rpm: 600, tpm: 100_000, itpm: 50_000, concurrency: 8, onWarning: () => {} };
 
 type Headers = Record<string, string>;
 
 interface Step {
-  /** The response's headers and the dialect to read them in, made when the response is read (Anthropic's resets are absolute). */
+  /**
+   * The response's headers and the dialect to read them in, made when the response is read (Anthropic's resets are
+   * absolute).
+   */
   response: () => { headers: Headers; provider: ProviderName | undefined };
   status: number;
   advance: number;
@@ -56,7 +88,10 @@ interface Step {
 }
 
 /** A learned limit may make the call too large: then it is simply not made. */
-function tryCall(limiter: Limiter, amount: { input: number; output: number }): ReturnType<Limiter["tryAcquire"]> | undefined {
+function tryCall(
+  limiter: Limiter,
+  amount: { input: number; output: number },
+): ReturnType<Limiter["tryAcquire"]> | undefined {
   try {
     return limiter.tryAcquire(amount);
   } catch {
@@ -85,7 +120,10 @@ function expectSane(snapshot: LimiterSnapshot): void {
  * hears no headers (its levels are the limiter's own count), checking
  * `after(limiter, twin)` after every sync.
  */
-async function replay(steps: readonly Step[], after: (limiter: LimiterSnapshot, twin: LimiterSnapshot) => void): Promise<void> {
+async function replay(
+  steps: readonly Step[],
+  after: (limiter: LimiterSnapshot, twin: LimiterSnapshot) => void,
+): Promise<void> {
   const limiter = new Limiter(OPTIONS);
   const twin = new Limiter(OPTIONS);
   for (const step of steps) {
@@ -112,10 +150,12 @@ const DAY = 86_400_000;
  * what is missing, `(limit − remaining) × window / limit`, in the dialect's
  * format (shared/providers.md).
  */
-const bucketBudget = fc.record({ limit: fc.integer({ min: 1, max: 2_000_000 }), used: fc.double({ min: 0, max: 1, noNaN: true }) }).map(({ limit, used }) => {
-  const remaining = Math.floor(limit * (1 - used));
-  return { limit, remaining, toFull: (windowMs: number) => ((limit - remaining) * windowMs) / limit };
-});
+const bucketBudget = fc
+  .record({ limit: fc.integer({ min: 1, max: 2_000_000 }), used: fc.double({ min: 0, max: 1, noNaN: true }) })
+  .map(({ limit, used }) => {
+    const remaining = Math.floor(limit * (1 - used));
+    return { limit, remaining, toFull: (windowMs: number) => ((limit - remaining) * windowMs) / limit };
+  });
 type Budget = typeof bucketBudget extends fc.Arbitrary<infer B> ? B : never;
 
 function openAITriple(suffix: string, budget: Budget, windowMs: number): Headers {
@@ -138,36 +178,64 @@ function anthropicTriple(kind: string, budget: Budget, roundToThousand: boolean)
 
 const present = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
 
-/** Headers of one response from a continuous provider, built when the response is read (resets are absolute for Anthropic). */
+/**
+ * Headers of one response from a continuous provider, built when the response is read (resets are absolute for
+ * Anthropic).
+ */
 const bucketResponse = fc.oneof(
-  fc.record({ dialect: fc.constant("openai" as const), requests: present(bucketBudget), tokens: present(bucketBudget), project: present(bucketBudget) }).map((r) => () => ({
-    provider: r.dialect,
-    headers: {
-      ...(r.requests && openAITriple("requests", r.requests, MINUTE)),
-      ...(r.tokens && openAITriple("tokens", r.tokens, MINUTE)),
-      ...(r.project && openAITriple("project-tokens", r.project, MINUTE)),
-    },
-  })),
-  fc.record({ dialect: fc.constant("groq" as const), requests: present(bucketBudget), tokens: present(bucketBudget) }).map((r) => () => ({
-    provider: r.dialect,
-    headers: { ...(r.requests && openAITriple("requests", r.requests, DAY)), ...(r.tokens && openAITriple("tokens", r.tokens, MINUTE)) },
-  })),
-  fc.record({ dialect: fc.constant("anthropic" as const), requests: present(bucketBudget), input: present(bucketBudget), tokens: present(bucketBudget), dated: fc.boolean() }).map((r) => () => ({
-    provider: r.dialect,
-    headers: {
-      ...(r.requests && anthropicTriple("requests", r.requests, false)),
-      ...(r.input && anthropicTriple("input-tokens", r.input, true)),
-      ...(r.tokens && anthropicTriple("tokens", r.tokens, true)),
-      ...(r.dated ? { date: new Date(Date.now()).toUTCString() } : {}),
-    },
-  })),
+  fc
+    .record({
+      dialect: fc.constant("openai" as const),
+      requests: present(bucketBudget),
+      tokens: present(bucketBudget),
+      project: present(bucketBudget),
+    })
+    .map((r) => () => ({
+      provider: r.dialect,
+      headers: {
+        ...(r.requests && openAITriple("requests", r.requests, MINUTE)),
+        ...(r.tokens && openAITriple("tokens", r.tokens, MINUTE)),
+        ...(r.project && openAITriple("project-tokens", r.project, MINUTE)),
+      },
+    })),
+  fc
+    .record({ dialect: fc.constant("groq" as const), requests: present(bucketBudget), tokens: present(bucketBudget) })
+    .map((r) => () => ({
+      provider: r.dialect,
+      headers: {
+        ...(r.requests && openAITriple("requests", r.requests, DAY)),
+        ...(r.tokens && openAITriple("tokens", r.tokens, MINUTE)),
+      },
+    })),
+  fc
+    .record({
+      dialect: fc.constant("anthropic" as const),
+      requests: present(bucketBudget),
+      input: present(bucketBudget),
+      tokens: present(bucketBudget),
+      dated: fc.boolean(),
+    })
+    .map((r) => () => ({
+      provider: r.dialect,
+      headers: {
+        ...(r.requests && anthropicTriple("requests", r.requests, false)),
+        ...(r.input && anthropicTriple("input-tokens", r.input, true)),
+        ...(r.tokens && anthropicTriple("tokens", r.tokens, true)),
+        ...(r.dated ? { date: new Date(Date.now()).toUTCString() } : {}),
+      },
+    })),
 );
 const retryHints = fc.dictionary(fc.constantFrom("retry-after", "retry-after-ms"), value, { maxKeys: 2 });
 
 describe("invariant 6: headers never make it worse", () => {
   it("arbitrary headers, windows included: nothing throws, every number stays finite, no limit nor level rises above the configured limit", async () => {
     const response = fc.record({ headers: arbitraryHeaders, provider: anyProvider }).map((r) => () => r);
-    const step = fc.record({ response, status: fc.constantFrom(200, 200, 429, 503), advance: fc.nat({ max: 5_000 }), use });
+    const step = fc.record({
+      response,
+      status: fc.constantFrom(200, 200, 429, 503),
+      advance: fc.nat({ max: 5_000 }),
+      use,
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 12 }), (steps) => replay(steps, (after) => expectSane(after))),
       { numRuns: numRuns(150) },
@@ -190,15 +258,22 @@ describe("invariant 6: headers never make it worse", () => {
       const { provider, headers } = made();
       return { provider, headers: { ...headers, ...hints } };
     });
-    const step = fc.record({ response, status: fc.constantFrom(200, 200, 429, 503), advance: fc.nat({ max: 5_000 }), use });
+    const step = fc.record({
+      response,
+      status: fc.constantFrom(200, 200, 429, 503),
+      advance: fc.nat({ max: 5_000 }),
+      use,
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 16 }), (steps) =>
         replay(steps, (after, own) => {
           expectSane(after);
           for (const [name, d] of Object.entries(after)) {
-            if (typeof d === "object" && d !== null) expect(d, `${name} shows a window`).not.toHaveProperty("resetInMs");
+            if (typeof d === "object" && d !== null)
+              expect(d, `${name} shows a window`).not.toHaveProperty("resetInMs");
           }
-          for (const [name] of CONFIGURED) expect(after[name]!.available).toBeLessThanOrEqual(own[name]!.available + 1e-6);
+          for (const [name] of CONFIGURED)
+            expect(after[name]!.available).toBeLessThanOrEqual(own[name]!.available + 1e-6);
         }),
       ),
       { numRuns: numRuns(150) },

@@ -1,7 +1,24 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LimiterClosedError, RequestTooLargeError, WaitTimeoutError, type CustomLimit, type Estimate, type Unit } from "../../src/index.js";
-import { DAY, Harness, MINUTE, SHORTHAND_SHAPES, type Change, type Config, type Op, type Scenario, type Shorthand } from "./harness.js";
+import {
+  LimiterClosedError,
+  RequestTooLargeError,
+  WaitTimeoutError,
+  type CustomLimit,
+  type Estimate,
+  type Unit,
+} from "../../src/index.js";
+import {
+  DAY,
+  Harness,
+  MINUTE,
+  SHORTHAND_SHAPES,
+  type Change,
+  type Config,
+  type Op,
+  type Scenario,
+  type Shorthand,
+} from "./harness.js";
 import { numRuns } from "./runs.js";
 
 // ---------------------------------------------------------------------------
@@ -40,7 +57,10 @@ function customSpec(split: Split, name: (typeof CUSTOM)[number]): fc.Arbitrary<C
   return fc
     .constantFrom(...unitsOf(split))
     .chain((unit) =>
-      fc.record({ unit: fc.constant(unit), limit: limitFor(unit), windowMs, capacity: capacityFor(unit) }, { requiredKeys: ["unit", "limit", "windowMs"] }),
+      fc.record(
+        { unit: fc.constant(unit), limit: limitFor(unit), windowMs, capacity: capacityFor(unit) },
+        { requiredKeys: ["unit", "limit", "windowMs"] },
+      ),
     );
 }
 
@@ -54,7 +74,9 @@ function config(split: Split): fc.Arbitrary<Config> {
   const names = shorthandsOf(split);
   return fc
     .record({
-      shorthands: fc.record(Object.fromEntries(names.map((name) => [name, limitFor(SHORTHAND_SHAPES[name].unit)])), { requiredKeys: [] }),
+      shorthands: fc.record(Object.fromEntries(names.map((name) => [name, limitFor(SHORTHAND_SHAPES[name].unit)])), {
+        requiredKeys: [],
+      }),
       custom: fc.record({ burst: customSpec(split, "burst"), slow: customSpec(split, "slow") }, { requiredKeys: [] }),
       capacity: fc.record(Object.fromEntries(names.map((name) => [name, capacityOf(name)])), { requiredKeys: [] }),
       concurrency: sometimes(fc.integer({ min: 1, max: 4 })),
@@ -65,7 +87,9 @@ function config(split: Split): fc.Arbitrary<Config> {
       return {
         shorthands: shorthands as Config["shorthands"],
         custom,
-        capacity: Object.fromEntries(Object.entries(capacity as Record<string, number>).filter(([name]) => configured.has(name))),
+        capacity: Object.fromEntries(
+          Object.entries(capacity as Record<string, number>).filter(([name]) => configured.has(name)),
+        ),
         concurrency,
       };
     });
@@ -102,21 +126,44 @@ const maxWaitMs = fc.oneof(
 );
 
 /** Small steps, steps across refills, and jumps of days (that also cross timer hops). */
-const step = fc.oneof(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 0, max: 2 * MINUTE }), fc.integer({ min: 0, max: 3 * DAY }));
+const step = fc.oneof(
+  fc.integer({ min: 0, max: 50 }),
+  fc.integer({ min: 0, max: 5_000 }),
+  fc.integer({ min: 0, max: 2 * MINUTE }),
+  fc.integer({ min: 0, max: 3 * DAY }),
+);
 
-/** Raise, lower, add or remove (null) a dimension; set or drop a burst size (also for a missing dimension: an error); change concurrency. */
+/**
+ * Raise, lower, add or remove (null) a dimension; set or drop a burst size (also for a missing dimension: an error);
+ * change concurrency.
+ */
 function change(split: Split): fc.Arbitrary<Change> {
   return fc.oneof(
     fc.constantFrom(...shorthandsOf(split)).chain((name) =>
-      fc.record({ kind: fc.constant("limit" as const), name: fc.constant(name), value: fc.option(limitFor(SHORTHAND_SHAPES[name].unit), { nil: null }) }),
+      fc.record({
+        kind: fc.constant("limit" as const),
+        name: fc.constant(name),
+        value: fc.option(limitFor(SHORTHAND_SHAPES[name].unit), { nil: null }),
+      }),
     ),
     fc.constantFrom(...CUSTOM).chain((name) =>
-      fc.record({ kind: fc.constant("custom" as const), name: fc.constant(name), spec: fc.option(customSpec(split, name), { nil: null }) }),
+      fc.record({
+        kind: fc.constant("custom" as const),
+        name: fc.constant(name),
+        spec: fc.option(customSpec(split, name), { nil: null }),
+      }),
     ),
     fc.constantFrom(...shorthandsOf(split), ...CUSTOM).chain((name) =>
-      fc.record({ kind: fc.constant("capacity" as const), name: fc.constant(name), value: fc.option(capacityOf(name), { nil: null }) }),
+      fc.record({
+        kind: fc.constant("capacity" as const),
+        name: fc.constant(name),
+        value: fc.option(capacityOf(name), { nil: null }),
+      }),
     ),
-    fc.record({ kind: fc.constant("concurrency" as const), value: fc.option(fc.integer({ min: 1, max: 4 }), { nil: null }) }),
+    fc.record({
+      kind: fc.constant("concurrency" as const),
+      value: fc.option(fc.integer({ min: 1, max: 4 }), { nil: null }),
+    }),
   );
 }
 
@@ -124,7 +171,12 @@ type Weights = Partial<Record<Op["kind"], number>>;
 
 function op(split: Split, weights: Weights, waits = maxWaitMs): fc.Arbitrary<Op> {
   const kinds: { [K in Op["kind"]]: fc.Arbitrary<Extract<Op, { kind: K }>> } = {
-    arrive: fc.record({ kind: fc.constant("arrive" as const), estimate: amount(split), abortable: fc.boolean(), maxWaitMs: waits }),
+    arrive: fc.record({
+      kind: fc.constant("arrive" as const),
+      estimate: amount(split),
+      abortable: fc.boolean(),
+      maxWaitMs: waits,
+    }),
     advance: fc.record({ kind: fc.constant("advance" as const), ms: step }),
     settle: fc.record({ kind: fc.constant("settle" as const), pick: fc.nat(), used: amount(split) }),
     refund: fc.record({ kind: fc.constant("refund" as const), pick: fc.nat() }),
@@ -138,14 +190,21 @@ function op(split: Split, weights: Weights, waits = maxWaitMs): fc.Arbitrary<Op>
 }
 
 function scenario(weights: Weights, waits = maxWaitMs): fc.Arbitrary<Scenario> {
-  return fc
-    .boolean()
-    .chain((split) => fc.record({ config: config(split), initial, ops: fc.array(op(split, weights, waits), { minLength: 5, maxLength: 40, size: "max" }) }));
+  return fc.boolean().chain((split) =>
+    fc.record({
+      config: config(split),
+      initial,
+      ops: fc.array(op(split, weights, waits), { minLength: 5, maxLength: 40, size: "max" }),
+    }),
+  );
 }
 
 const everything: Weights = { arrive: 5, advance: 4, settle: 3, refund: 1, release: 3, abort: 1, setLimits: 1 };
 
-/** A failure stops shrinking in time to be reported before vitest's 30 s timeout (which would leave fake timers installed). */
+/**
+ * A failure stops shrinking in time to be reported before vitest's 30 s timeout (which would leave fake timers
+ * installed).
+ */
 const runs = { numRuns: numRuns(150), interruptAfterTimeLimit: 20_000 };
 
 // ---------------------------------------------------------------------------
@@ -156,11 +215,19 @@ const runs = { numRuns: numRuns(150), interruptAfterTimeLimit: 20_000 };
 
 describe("invariants of shared/design.md over random scenarios", () => {
   it("1 + 3: never over, and the accounting is conserved, through settles, refunds, releases, setLimits and clock steps", async () => {
-    await fc.assert(fc.asyncProperty(scenario(everything), (s) => Harness.run(s)), runs);
+    await fc.assert(
+      fc.asyncProperty(scenario(everything), (s) => Harness.run(s)),
+      runs,
+    );
   });
 
   it("1 + 3 across setLimits: raising, lowering, adding and removing dimensions while calls wait and are in flight", async () => {
-    await fc.assert(fc.asyncProperty(scenario({ arrive: 4, advance: 3, settle: 3, refund: 1, release: 2, setLimits: 3 }), (s) => Harness.run(s)), runs);
+    await fc.assert(
+      fc.asyncProperty(scenario({ arrive: 4, advance: 3, settle: 3, refund: 1, release: 2, setLimits: 3 }), (s) =>
+        Harness.run(s),
+      ),
+      runs,
+    );
   });
 
   it("2: FIFO — a large request at the head is never overtaken by the small ones behind it", async () => {
@@ -199,7 +266,8 @@ describe("invariants of shared/design.md over random scenarios", () => {
     await fc.assert(
       fc.asyncProperty(scenario({ arrive: 6, advance: 3, settle: 2, release: 1, setLimits: 1 }), (s) =>
         Harness.run(s, (h) => {
-          // Nothing was aborted and no maxWaitMs can expire unnoticed: each request ended admitted, or refused as too large or timed out.
+          // Nothing was aborted and no maxWaitMs can expire unnoticed: each request ended admitted, or refused as too
+          // large or timed out.
           for (const r of h.requests) {
             if (r.status === "admitted") continue;
             if (r.error instanceof RequestTooLargeError) continue;
@@ -233,7 +301,12 @@ describe("invariants of shared/design.md over random scenarios", () => {
       fc.asyncProperty(scenario({ arrive: 6, advance: 2, settle: 1, release: 3 }, patience), (s) =>
         Harness.run(s, (h) => {
           for (const r of h.requests) {
-            if (!(r.error instanceof WaitTimeoutError) || r.rejectedAt !== r.arrivedAt || r.error.waitMs <= r.error.maxWaitMs) continue;
+            if (
+              !(r.error instanceof WaitTimeoutError) ||
+              r.rejectedAt !== r.arrivedAt ||
+              r.error.waitMs <= r.error.maxWaitMs
+            )
+              continue;
             // Timers fire on whole milliseconds: admissible a full millisecond before the deadline was in time.
             expect(r.admissibleAt, `#${r.id} refused at once with ${r.error.message}`).toBeGreaterThan(r.deadline - 1);
           }
@@ -254,7 +327,10 @@ describe("invariants of shared/design.md over random scenarios", () => {
       })
       .map(({ tpm, costs, newShare, how, wait }): Scenario => {
         const lowered = Math.max(1, Math.floor(newShare * tpm));
-        const lower: Change = how === "capacity" ? { kind: "capacity", name: "tpm", value: lowered } : { kind: "limit", name: "tpm", value: lowered };
+        const lower: Change =
+          how === "capacity"
+            ? { kind: "capacity", name: "tpm", value: lowered }
+            : { kind: "limit", name: "tpm", value: lowered };
         return {
           config: { shorthands: { tpm }, custom: {}, capacity: {} },
           initial: "empty",
@@ -291,7 +367,10 @@ describe("invariants of shared/design.md over random scenarios", () => {
       fc.record({
         config: config(split),
         initial,
-        ops: fc.array(op(split, { arrive: 5, advance: 2, settle: 1, release: 1, abort: 1 }), { maxLength: 30, size: "max" }),
+        ops: fc.array(op(split, { arrive: 5, advance: 2, settle: 1, release: 1, abort: 1 }), {
+          maxLength: 30,
+          size: "max",
+        }),
         after: fc.array(op(split, { arrive: 2, settle: 1, release: 1, advance: 1 }), { maxLength: 6 }),
       }),
     );

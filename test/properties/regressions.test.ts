@@ -23,7 +23,10 @@ describe("regressions found by the property tests", () => {
   });
 
   it("3 conservation: replacing a custom dimension with another unit does not refund what was never charged", () => {
-    const limiter = new Limiter({ limits: { calls: { unit: "requests", limit: 10, windowMs: 60_000 } }, clock: time.clock });
+    const limiter = new Limiter({
+      limits: { calls: { unit: "requests", limit: 10, windowMs: 60_000 } },
+      clock: time.clock,
+    });
     const reservation = limiter.tryAcquire(500)!; // 1 request charged on "calls"
     limiter.setLimits({ limits: { calls: { unit: "tokens", limit: 1000, windowMs: 60_000 } } });
     expect(limiter.tryAcquire(limiter.snapshot().calls!.available)).toBeDefined(); // empty it, so a refund would show
@@ -36,7 +39,9 @@ describe("regressions found by the property tests", () => {
   it("snapshot(): a custom dimension named like a snapshot field is refused, not hidden behind the field", () => {
     // snapshot() puts `queued` and `inFlight` next to the dimensions, so these names would be overwritten.
     for (const name of ["queued", "inFlight"]) {
-      expect(() => new Limiter({ limits: { [name]: { unit: "tokens", limit: 100, windowMs: 60_000 } } }), name).toThrow(TypeError);
+      expect(() => new Limiter({ limits: { [name]: { unit: "tokens", limit: 100, windowMs: 60_000 } } }), name).toThrow(
+        TypeError,
+      );
     }
   });
 

@@ -23,7 +23,10 @@ const reading = fc.record({
 const step = fc.record({
   readings: fc.array(reading, { maxLength: 3 }),
   advance: fc.nat({ max: MINUTE }),
-  rejected: fc.option(fc.record({ retryAfter: fc.integer({ min: 0, max: 60 }), type: fc.constantFrom("requests", "tokens", undefined) }), { nil: undefined }),
+  rejected: fc.option(
+    fc.record({ retryAfter: fc.integer({ min: 0, max: 60 }), type: fc.constantFrom("requests", "tokens", undefined) }),
+    { nil: undefined },
+  ),
 });
 
 describe("an unknown window never holds traffic back for longer than a minute", () => {
@@ -43,7 +46,8 @@ describe("an unknown window never holds traffic back for longer than a minute", 
           if (rejected) headers["retry-after"] = String(rejected.retryAfter);
           limiter.sync(headers, rejected ? { status: 429, body: { error: { type: rejected.type } } } : undefined);
           for (const [name, d] of Object.entries(limiter.snapshot())) {
-            if (typeof d === "object" && d !== null && "windowMs" in d) expect(d.windowMs, name).toBeLessThanOrEqual(MINUTE);
+            if (typeof d === "object" && d !== null && "windowMs" in d)
+              expect(d.windowMs, name).toBeLessThanOrEqual(MINUTE);
           }
         }
         limiter.close();

@@ -68,7 +68,11 @@ describe("fixed windows learned from headers, against an independent window mode
    */
   it("once a window shows, no admitted call is over its window's limit and the local reset is never before the provider's; nothing NaN, nothing above the configured limit", async () => {
     const step = fc.record({ advance: fc.nat({ max: 30_000 }), calls: fc.nat({ max: 40 }) });
-    const scenario = fc.record({ limit: fc.integer({ min: 1, max: 100 }), offsetMs: fc.nat({ max: PERIOD_MS - 1 }), steps: fc.array(step, { maxLength: 20 }) });
+    const scenario = fc.record({
+      limit: fc.integer({ min: 1, max: 100 }),
+      offsetMs: fc.nat({ max: PERIOD_MS - 1 }),
+      steps: fc.array(step, { maxLength: 20 }),
+    });
     await fc.assert(
       fc.asyncProperty(scenario, async ({ limit, offsetMs, steps }) => {
         const provider = new WindowProvider(limit, offsetMs);
@@ -99,7 +103,8 @@ describe("fixed windows learned from headers, against an independent window mode
           }
         }
         // Every window begun after one showed held no more than the provider allows.
-        for (const [window, admitted] of admittedIn) if (shownInWindow !== undefined && window > shownInWindow) expect(admitted).toBeLessThanOrEqual(limit);
+        for (const [window, admitted] of admittedIn)
+          if (shownInWindow !== undefined && window > shownInWindow) expect(admitted).toBeLessThanOrEqual(limit);
         limiter.close();
       }),
       { numRuns: numRuns(150) },

@@ -60,7 +60,12 @@ async function loadScripts(url: string): Promise<void> {
  * first admission, and one booking call admits a whole burst.
  */
 async function warmUp(connection: Connection): Promise<void> {
-  const limiter = new Limiter({ rpm: 1_000, tpm: 1_000_000, concurrency: 10, store: new RedisStore({ client: connection.client, key: `e2e:warm-up:${randomUUID()}` }) });
+  const limiter = new Limiter({
+    rpm: 1_000,
+    tpm: 1_000_000,
+    concurrency: 10,
+    store: new RedisStore({ client: connection.client, key: `e2e:warm-up:${randomUUID()}` }),
+  });
   for (let round = 0; round < 3; round++) {
     const admitted = await Promise.all(Array.from({ length: 5 }, () => limiter.acquire(10)));
     for (const r of admitted) r.release();

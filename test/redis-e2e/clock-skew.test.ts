@@ -36,7 +36,12 @@ describeRedis("a wall clock 5 s off", () => {
     };
     // 12 calls, 4 of them in the burst: 2 s of refill, shared between the two.
     const times = await Promise.all(Array.from({ length: 12 }, (_, i) => admit(i % 2 === 0 ? fast! : right!)));
-    expect(overdraft(times.map((at) => ({ at, costs: { r: 1 } })), { r })).toBeUndefined();
+    expect(
+      overdraft(
+        times.map((at) => ({ at, costs: { r: 1 } })),
+        { r },
+      ),
+    ).toBeUndefined();
     expect(Math.max(...times)).toBeLessThan(2_000 + 1_000);
   });
 
@@ -52,34 +57,38 @@ describeRedis("a wall clock 5 s off", () => {
     expect(limiter.sync(undated).dimensions.itpm?.resetMs).toBeLessThan(26_000);
   });
 
-  it("a process with Date.now() 5 s fast and a correct one share one provider's quota: no 429s", { timeout: 60_000 }, async () => {
-    // Requests bind (120 at once, then 2/s); input tokens do not, but stay used long enough
-    // that the last reset lies more than the skew ahead.
-    const quota = { rpm: 120, itpm: 6_000, otpm: 40_000 };
-    const provider = createProvider({ ...quota, dialect: "anthropic", latencyMs: 5, seed: 3 });
-    const server = await provider.listen();
-    onTestFinished(() => server.close());
-    const job: WorkerJob = {
-      redisUrl,
-      key: `e2e:${randomUUID()}`,
-      providerUrl: server.url,
-      dialect: "anthropic",
-      limits: quota,
-      calls: 66,
-      maxTokens: 150,
-    };
-    const run = await runWorkers([{ job, skewMs: SKEW_MS }, { job }]);
-    const stats = provider.stats();
-    expect(stats.rejected).toBe(0);
-    expect(stats.served).toBe(132);
-    const [fast, right] = run.reports;
-    // The skew took effect in the worker, and not in the other one.
-    expect(fast!.wallAtGo - run.wallAtGo).toBeGreaterThan(SKEW_MS - 500);
-    expect(Math.abs(right!.wallAtGo - run.wallAtGo)).toBeLessThan(500);
-    // Its reading of the last reset agrees with the provider's own reset - date.
-    const { resetMs, reset, date } = fast!.lastReset!;
-    const truth = Date.parse(reset) - Date.parse(date);
-    expect(truth).toBeGreaterThan(SKEW_MS + 1_000);
-    expect(Math.abs(resetMs! - truth)).toBeLessThanOrEqual(1_000);
-  });
+  it(
+    "a process with Date.now() 5 s fast and a correct one share one provider's quota: no 429s",
+    { timeout: 60_000 },
+    async () => {
+      // Requests bind (120 at once, then 2/s); input tokens do not, but stay used long enough
+      // that the last reset lies more than the skew ahead.
+      const quota = { rpm: 120, itpm: 6_000, otpm: 40_000 };
+      const provider = createProvider({ ...quota, dialect: "anthropic", latencyMs: 5, seed: 3 });
+      const server = await provider.listen();
+      onTestFinished(() => server.close());
+      const job: WorkerJob = {
+        redisUrl,
+        key: `e2e:${randomUUID()}`,
+        providerUrl: server.url,
+        dialect: "anthropic",
+        limits: quota,
+        calls: 66,
+        maxTokens: 150,
+      };
+      const run = await runWorkers([{ job, skewMs: SKEW_MS }, { job }]);
+      const stats = provider.stats();
+      expect(stats.rejected).toBe(0);
+      expect(stats.served).toBe(132);
+      const [fast, right] = run.reports;
+      // The skew took effect in the worker, and not in the other one.
+      expect(fast!.wallAtGo - run.wallAtGo).toBeGreaterThan(SKEW_MS - 500);
+      expect(Math.abs(right!.wallAtGo - run.wallAtGo)).toBeLessThan(500);
+      // Its reading of the last reset agrees with the provider's own reset - date.
+      const { resetMs, reset, date } = fast!.lastReset!;
+      const truth = Date.parse(reset) - Date.parse(date);
+      expect(truth).toBeGreaterThan(SKEW_MS + 1_000);
+      expect(Math.abs(resetMs! - truth)).toBeLessThanOrEqual(1_000);
+    },
+  );
 });

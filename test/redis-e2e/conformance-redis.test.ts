@@ -6,7 +6,9 @@ import { redisBackend } from "./backends.js";
 import { conformance } from "./conformance.js";
 import { stopwatch } from "./stopwatch.js";
 
-describeRedis.each(ADAPTER_NAMES)("conformance on real time: Redis store (%s)", (adapter) => conformance(redisBackend(adapter)));
+describeRedis.each(ADAPTER_NAMES)("conformance on real time: Redis store (%s)", (adapter) =>
+  conformance(redisBackend(adapter)),
+);
 
 describeRedis("limiters on one Redis key", () => {
   const backend = redisBackend("ioredis");

@@ -49,13 +49,20 @@ export function conformance(backend: Backend): void {
     expect(Math.max(...times.slice(0, 4))).toBeLessThan(500);
     expect(times[4]).toBeGreaterThanOrEqual(500 - EARLY_MS);
     expect(times[5]).toBeGreaterThanOrEqual(1_000 - EARLY_MS);
-    expect(overdraft(times.map((at) => ({ at, costs: { r: 1 } })), { r })).toBeUndefined();
+    expect(
+      overdraft(
+        times.map((at) => ({ at, costs: { r: 1 } })),
+        { r },
+      ),
+    ).toBeUndefined();
     expect(times[5]).toBeLessThan(1_000 + SLACK_MS);
   });
 
   it("admits only when requests and tokens both have room, taking from both", async () => {
     const specs = { r: bucket(4, 2_000), t: bucket(1_000, 2_000) };
-    const limiter = await backend.limiter({ limits: { r: { unit: "requests", ...specs.r }, t: { unit: "tokens", ...specs.t } } });
+    const limiter = await backend.limiter({
+      limits: { r: { unit: "requests", ...specs.r }, t: { unit: "tokens", ...specs.t } },
+    });
     const watch = stopwatch();
     // Model: four at once (the requests run out), the fifth on requests at 500 ms; the last
     // fits requests at 1 000 ms but waits for tokens until 1 400 ms.
@@ -123,14 +130,19 @@ export function conformance(backend: Backend): void {
       return { value: undefined, used: 10 };
     });
     // About 30 000 left at the provider: 30 500 must wait ~0.5 s for it, not be sent at once.
-    const status = await limiter.run(30_500, async () => ({ value: (await provider.call({ prompt: 0, maxTokens: 30_500, actual: 10 })).status }));
+    const status = await limiter.run(30_500, async () => ({
+      value: (await provider.call({ prompt: 0, maxTokens: 30_500, actual: 10 })).status,
+    }));
     expect(status).toBe(200);
     expect(provider.stats().rejected).toBe(0);
   });
 
   it("gives everything back when a waiter blocked on one dimension is aborted", async () => {
     const limiter = await backend.limiter({
-      limits: { r: { unit: "requests", limit: 3, windowMs: 3_000 }, t: { unit: "tokens", limit: 1_000, windowMs: 1_000 } },
+      limits: {
+        r: { unit: "requests", limit: 3, windowMs: 3_000 },
+        t: { unit: "tokens", limit: 1_000, windowMs: 1_000 },
+      },
     });
     const watch = stopwatch();
     (await limiter.acquire(1_000)).release();

@@ -33,7 +33,11 @@ export interface Overdraft {
  * first timestamp would shift the whole schedule. The first admission is
  * therefore replayed at time 0, the earliest the store could have made it.
  */
-export function overdraft(admissions: readonly Admission[], specs: Readonly<Record<string, BucketSpec>>, toleranceMs = 5): Overdraft | undefined {
+export function overdraft(
+  admissions: readonly Admission[],
+  specs: Readonly<Record<string, BucketSpec>>,
+  toleranceMs = 5,
+): Overdraft | undefined {
   const levels = new Map(Object.entries(specs).map(([name, spec]) => [name, spec.capacity]));
   let last = 0;
   for (const [i, { at, costs }] of [...admissions].sort((a, b) => a.at - b.at).entries()) {

@@ -27,7 +27,15 @@ async function served(): Promise<{ url: string; provider: ReturnType<typeof crea
 
 function jobs(providerUrl: string, shared: string | undefined): WorkerJob[] {
   const key = `e2e:${randomUUID()}`;
-  const job: WorkerJob = { redisUrl: shared, key, providerUrl, dialect: "openai", limits: QUOTA, calls: CALLS_EACH, maxTokens: 150 };
+  const job: WorkerJob = {
+    redisUrl: shared,
+    key,
+    providerUrl,
+    dialect: "openai",
+    limits: QUOTA,
+    calls: CALLS_EACH,
+    maxTokens: 150,
+  };
   return Array.from({ length: PROCESSES }, () => job);
 }
 

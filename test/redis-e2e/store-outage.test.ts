@@ -37,7 +37,11 @@ async function setup(onError: StoreFailurePolicy): Promise<Setup> {
   onTestFinished(() => raw.disconnect());
   const warnings: Error[] = [];
   const store = new RedisStore({ client: ioredis(raw), key: KEY, timeoutMs: 200, onError });
-  const limiter = new Limiter({ limits: { r: { unit: "requests", ...RATE } }, store, onWarning: (w) => warnings.push(w) });
+  const limiter = new Limiter({
+    limits: { r: { unit: "requests", ...RATE } },
+    store,
+    onWarning: (w) => warnings.push(w),
+  });
   onTestFinished(() => limiter.close());
   for (let i = 0; i < 3; i++) (await limiter.acquire(0)).release();
   return { redis, limiter, warnings };
@@ -79,50 +83,72 @@ function expectOneTypedWarning(warnings: readonly Error[]): void {
 }
 
 describe.skipIf(!redisServerAvailable())("Redis killed mid-run and restarted", () => {
-  it("fail-closed: nothing is admitted while it is down; every waiter goes through once it is back", { timeout: 30_000 }, async () => {
-    const { redis, limiter, warnings } = await setup("fail-closed");
-    await redis.kill();
-    const watch = stopwatch();
-    const { times, all } = fire(limiter, FIRED, watch);
-    await sleep(DOWN_MS);
-    expect(times).toEqual([]);
-    expect(limiter.snapshot().queued).toBe(FIRED);
-    await redis.restart();
-    const back = watch.ms();
-    await all;
-    expect(times).toHaveLength(FIRED);
-    // The restarted server is empty (a full bucket): from then on the bucket holds.
-    expect(overdraft(times.map((at) => ({ at: at - back, costs: { r: 1 } })), { r: RATE })).toBeUndefined();
-    expectOneTypedWarning(warnings);
-    await bookingsReachRedis(limiter, redis.url, 5_000);
-  });
+  it(
+    "fail-closed: nothing is admitted while it is down; every waiter goes through once it is back",
+    { timeout: 30_000 },
+    async () => {
+      const { redis, limiter, warnings } = await setup("fail-closed");
+      await redis.kill();
+      const watch = stopwatch();
+      const { times, all } = fire(limiter, FIRED, watch);
+      await sleep(DOWN_MS);
+      expect(times).toEqual([]);
+      expect(limiter.snapshot().queued).toBe(FIRED);
+      await redis.restart();
+      const back = watch.ms();
+      await all;
+      expect(times).toHaveLength(FIRED);
+      // The restarted server is empty (a full bucket): from then on the bucket holds.
+      expect(
+        overdraft(
+          times.map((at) => ({ at: at - back, costs: { r: 1 } })),
+          { r: RATE },
+        ),
+      ).toBeUndefined();
+      expectOneTypedWarning(warnings);
+      await bookingsReachRedis(limiter, redis.url, 5_000);
+    },
+  );
 
-  it("fail-open: everything is admitted while it is down; bookings resume when it is back", { timeout: 30_000 }, async () => {
-    const { redis, limiter, warnings } = await setup("fail-open");
-    await redis.kill();
-    const { times } = fire(limiter, FIRED, stopwatch());
-    await sleep(DOWN_MS);
-    // Three times the burst, none of it waiting for the bucket.
-    expect(times).toHaveLength(FIRED);
-    expectOneTypedWarning(warnings);
-    await redis.restart();
-    await bookingsReachRedis(limiter, redis.url, 8_000);
-    expect(warnings).toHaveLength(1);
-  });
+  it(
+    "fail-open: everything is admitted while it is down; bookings resume when it is back",
+    { timeout: 30_000 },
+    async () => {
+      const { redis, limiter, warnings } = await setup("fail-open");
+      await redis.kill();
+      const { times } = fire(limiter, FIRED, stopwatch());
+      await sleep(DOWN_MS);
+      // Three times the burst, none of it waiting for the bucket.
+      expect(times).toHaveLength(FIRED);
+      expectOneTypedWarning(warnings);
+      await redis.restart();
+      await bookingsReachRedis(limiter, redis.url, 8_000);
+      expect(warnings).toHaveLength(1);
+    },
+  );
 
-  it("{ local: 1/2 }: about half the quota is admitted while it is down; bookings resume when it is back", { timeout: 30_000 }, async () => {
-    const { redis, limiter, warnings } = await setup({ local: 1 / 2 });
-    await redis.kill();
-    const watch = stopwatch();
-    const { times } = fire(limiter, FIRED, watch);
-    await sleep(DOWN_MS);
-    const half = { limit: RATE.limit / 2, windowMs: RATE.windowMs, capacity: RATE.capacity / 2 };
-    // Never more than half the quota (5 at once, then 5/s: 12 in 1.5 s); the full quota would allow 25.
-    expect(overdraft(times.map((at) => ({ at, costs: { r: 1 } })), { r: half })).toBeUndefined();
-    expect(times.length).toBeGreaterThanOrEqual(7);
-    expectOneTypedWarning(warnings);
-    await redis.restart();
-    await bookingsReachRedis(limiter, redis.url, 8_000);
-    expect(warnings).toHaveLength(1);
-  });
+  it(
+    "{ local: 1/2 }: about half the quota is admitted while it is down; bookings resume when it is back",
+    { timeout: 30_000 },
+    async () => {
+      const { redis, limiter, warnings } = await setup({ local: 1 / 2 });
+      await redis.kill();
+      const watch = stopwatch();
+      const { times } = fire(limiter, FIRED, watch);
+      await sleep(DOWN_MS);
+      const half = { limit: RATE.limit / 2, windowMs: RATE.windowMs, capacity: RATE.capacity / 2 };
+      // Never more than half the quota (5 at once, then 5/s: 12 in 1.5 s); the full quota would allow 25.
+      expect(
+        overdraft(
+          times.map((at) => ({ at, costs: { r: 1 } })),
+          { r: half },
+        ),
+      ).toBeUndefined();
+      expect(times.length).toBeGreaterThanOrEqual(7);
+      expectOneTypedWarning(warnings);
+      await redis.restart();
+      await bookingsReachRedis(limiter, redis.url, 8_000);
+      expect(warnings).toHaveLength(1);
+    },
+  );
 });

@@ -33,7 +33,8 @@ const CALLS: Record<WorkerJob["dialect"], Call> = {
     path: "/v1/messages",
     estimate: { input: prompt, output: job.maxTokens },
     usedOf: (body) => {
-      const { input_tokens, output_tokens } = (body as { usage: { input_tokens: number; output_tokens: number } }).usage;
+      const { input_tokens, output_tokens } = (body as { usage: { input_tokens: number; output_tokens: number } })
+        .usage;
       return { input: input_tokens, output: output_tokens };
     },
   },
@@ -67,7 +68,8 @@ function oneCall(): Promise<number> {
     const view = r.sync(response.headers, { status: response.status, body });
     if (response.status !== 200) return { value: response.status };
     const reset = response.headers.get("anthropic-ratelimit-input-tokens-reset");
-    if (reset !== null) lastReset = { resetMs: view.dimensions.itpm?.resetMs, date: response.headers.get("date") ?? "", reset };
+    if (reset !== null)
+      lastReset = { resetMs: view.dimensions.itpm?.resetMs, date: response.headers.get("date") ?? "", reset };
     return { value: response.status, used: call.usedOf(body) };
   });
 }

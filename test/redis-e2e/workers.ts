@@ -32,10 +32,15 @@ function start({ job, skewMs = 0 }: Spawn): { child: ChildProcess; ready: Promis
     if (child.exitCode === null && child.signalCode === null) child.kill();
   });
   const exited = new Promise<never>((_, reject) =>
-    child.once("exit", (code, signal) => reject(new Error(`worker exited (${signal ?? code}) before reporting:\n${stderr}`))),
+    child.once("exit", (code, signal) =>
+      reject(new Error(`worker exited (${signal ?? code}) before reporting:\n${stderr}`)),
+    ),
   );
   const next = (type: ToParent["type"]): Promise<ToParent> =>
-    Promise.race([new Promise<ToParent>((resolve) => child.on("message", (m: ToParent) => m.type === type && resolve(m))), exited]);
+    Promise.race([
+      new Promise<ToParent>((resolve) => child.on("message", (m: ToParent) => m.type === type && resolve(m))),
+      exited,
+    ]);
   const ready = next("ready").then(() => undefined);
   const done = ready.then(() => next("done")).then((m) => (m as Extract<ToParent, { type: "done" }>).report);
   // Surfaced through `ready`/`done`; keep an early exit from being reported as unhandled.

@@ -10,9 +10,17 @@ describeRedis.each(ADAPTER_NAMES)("book a batch (%s)", (adapter) => {
   it("admits the requests that fit, in order, each with its marks and lease", async () => {
     const s = await store();
     const shape = layout([dim("rpm", 10), dim("tpm", 1_000)], { concurrency: 5 });
-    const booking = await s.book(shape, [[1, 100], [1, 0.1], [1, 200]]);
+    const booking = await s.book(shape, [
+      [1, 100],
+      [1, 0.1],
+      [1, 200],
+    ]);
     expect(booking).toMatchObject({ admitted: 3, booked: false, waitMs: 0, dimension: undefined });
-    expect(booking.marks).toEqual([[1, 100], [2, 100.1], [3, 300.1]]);
+    expect(booking.marks).toEqual([
+      [1, 100],
+      [2, 100.1],
+      [3, 300.1],
+    ]);
     expect(booking.levels).toEqual([7, 1_000 - 300.1]);
     expect(new Set(booking.leases).size).toBe(3);
     // Marks continue from what earlier calls booked.
@@ -56,26 +64,33 @@ function counting(client: RedisScriptClient): RedisScriptClient & { calls: numbe
   return counted;
 }
 
-it.skipIf(redisUrl === undefined)("a limiter admits every waiter queued in one tick with one round trip, in FIFO order", async () => {
-  const connection = await ADAPTERS.ioredis(redisUrl!);
-  try {
-    const client = counting(connection.client);
-    const limiter = new Limiter({ rpm: 1_000, tpm: 1_000_000, store: new RedisStore({ client, key: `batch:${Math.random()}` }) });
-    const order: number[] = [];
-    const admitted = await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        limiter.acquire(100).then((r) => {
-          order.push(i);
-          return r;
-        }),
-      ),
-    );
-    expect(client.calls).toBe(1);
-    expect(order).toEqual(Array.from({ length: 40 }, (_, i) => i));
-    expect(limiter.snapshot()).toMatchObject({ rpm: { available: 960 }, tpm: { available: 996_000 } });
-    for (const r of admitted) r.release();
-    limiter.close();
-  } finally {
-    await connection.close();
-  }
-});
+it.skipIf(redisUrl === undefined)(
+  "a limiter admits every waiter queued in one tick with one round trip, in FIFO order",
+  async () => {
+    const connection = await ADAPTERS.ioredis(redisUrl!);
+    try {
+      const client = counting(connection.client);
+      const limiter = new Limiter({
+        rpm: 1_000,
+        tpm: 1_000_000,
+        store: new RedisStore({ client, key: `batch:${Math.random()}` }),
+      });
+      const order: number[] = [];
+      const admitted = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          limiter.acquire(100).then((r) => {
+            order.push(i);
+            return r;
+          }),
+        ),
+      );
+      expect(client.calls).toBe(1);
+      expect(order).toEqual(Array.from({ length: 40 }, (_, i) => i));
+      expect(limiter.snapshot()).toMatchObject({ rpm: { available: 960 }, tpm: { available: 996_000 } });
+      for (const r of admitted) r.release();
+      limiter.close();
+    } finally {
+      await connection.close();
+    }
+  },
+);

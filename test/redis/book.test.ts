@@ -1,5 +1,15 @@
 import { expect, it } from "vitest";
-import { ADAPTERS, ADAPTER_NAMES, describeRedis, levels, rawRedis, redisUrl, sleep, storeFactory, timed } from "./helpers.js";
+import {
+  ADAPTERS,
+  ADAPTER_NAMES,
+  describeRedis,
+  levels,
+  rawRedis,
+  redisUrl,
+  sleep,
+  storeFactory,
+  timed,
+} from "./helpers.js";
 import { dim, layout } from "./layouts.js";
 import { RedisStore } from "../../src/redis/index.js";
 import { bookOne } from "./book-one.js";
@@ -10,7 +20,9 @@ describeRedis.each(ADAPTER_NAMES)("book (%s)", (adapter) => {
   it("admits 100 at once at C = 100, 100/min, and books the 101st ~600 ms out", async () => {
     const s = await store();
     const rpm = layout([dim("rpm", 100)]);
-    const { value: first, ms } = await timed(() => Promise.all(Array.from({ length: 100 }, () => bookOne(s, rpm, [1]))));
+    const { value: first, ms } = await timed(() =>
+      Promise.all(Array.from({ length: 100 }, () => bookOne(s, rpm, [1]))),
+    );
     expect(first.every((b) => b.booked && b.waitMs === 0 && b.dimension === undefined)).toBe(true);
     const { value: next, ms: more } = await timed(() => bookOne(s, rpm, [1]));
     // Refill while the calls ran (100/min = 1/600 per ms) can only shorten the wait.
@@ -53,11 +65,16 @@ describeRedis.each(ADAPTER_NAMES)("book (%s)", (adapter) => {
     const stores = await Promise.all(Array.from({ length: 5 }, () => store({ key })));
     const bookings = await Promise.all(Array.from({ length: 60 }, (_, i) => bookOne(stores[i % 5]!, shape, [1])));
     expect(bookings.filter((b) => b.waitMs === 0)).toHaveLength(20);
-    const waits = bookings.filter((b) => b.waitMs > 0).map((b) => b.waitMs).sort((a, b) => a - b);
+    const waits = bookings
+      .filter((b) => b.waitMs > 0)
+      .map((b) => b.waitMs)
+      .sort((a, b) => a - b);
     expect(waits).toHaveLength(40);
     // Every booking has its own slot in time: 3000 ms apart at 20/min.
     for (let i = 1; i < waits.length; i++) expect(waits[i]! - waits[i - 1]!).toBeGreaterThan(2_500);
-    expect(bookings.map((b) => b.marks![0]).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(bookings.map((b) => b.marks![0]).sort((a, b) => a! - b!)).toEqual(
+      Array.from({ length: 60 }, (_, i) => i + 1),
+    );
   });
 
   it("treats a cost within float slack of the level as covered", async () => {

@@ -45,7 +45,9 @@ describeRedis.each(Object.keys(RAW) as (keyof typeof RAW)[])("a raw %s client", 
 
   it("serves a limiter: calls are admitted, not left waiting", async () => {
     const limiter = new Limiter({ rpm: 600, concurrency: 2, store: await store() });
-    const values = await Promise.all(Array.from({ length: 8 }, (_, i) => limiter.run(0, async () => ({ value: i }), { maxWaitMs: 5_000 })));
+    const values = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => limiter.run(0, async () => ({ value: i }), { maxWaitMs: 5_000 })),
+    );
     expect(values).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     limiter.close();
   });
@@ -54,7 +56,8 @@ describeRedis.each(Object.keys(RAW) as (keyof typeof RAW)[])("a raw %s client", 
 /** The real client object with its script commands replaced, so nothing is sent (no server, no cluster). */
 function recording<T extends object>(client: T, ...names: string[]): { client: T; calls: unknown[][] } {
   const calls: unknown[][] = [];
-  for (const name of names) Object.assign(client, { [name]: vi.fn(async (...args: unknown[]) => void calls.push([name, ...args])) });
+  for (const name of names)
+    Object.assign(client, { [name]: vi.fn(async (...args: unknown[]) => void calls.push([name, ...args])) });
   return { client, calls };
 }
 
@@ -81,7 +84,9 @@ describe("raw clients are told by their shape (no server)", () => {
 
   it("an unconnected node-redis client is waited for, not sent to", async () => {
     const { client, calls } = recording(createClient(), "eval", "evalSha");
-    const error: unknown = await new RedisStore({ client, key: "k", timeoutMs: 30 }).release("x").catch((e: unknown) => e);
+    const error: unknown = await new RedisStore({ client, key: "k", timeoutMs: 30 })
+      .release("x")
+      .catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/did not connect within 30 ms/);
     expect(calls).toEqual([]);
   });
@@ -103,7 +108,11 @@ describe("raw clients are told by their shape (no server)", () => {
     ["an empty object", {}, /got an empty object/],
     ["a promise of a client", { then: (): null => null }, /got an object with keys then/],
     ["a Map", new Map(), /got a Map/],
-    ["an adapter with a non-function isReady", { evalsha: (): null => null, eval: (): null => null, isReady: true }, /RedisScriptClient/],
+    [
+      "an adapter with a non-function isReady",
+      { evalsha: (): null => null, eval: (): null => null, isReady: true },
+      /RedisScriptClient/,
+    ],
     ["a client with only evalsha", { evalsha: (): null => null, isCluster: false }, /ioredis Redis or Cluster/],
   ])("refuses %s at construction, with a TypeError", (_, client, message) => {
     expect(() => new RedisStore({ client: client as never, key: "k" })).toThrow(TypeError);

@@ -2,7 +2,13 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, describe, inject } from "vitest";
-import { ioredis, nodeRedis, RedisStore, type RedisScriptClient, type RedisStoreOptions } from "../../src/redis/index.js";
+import {
+  ioredis,
+  nodeRedis,
+  RedisStore,
+  type RedisScriptClient,
+  type RedisStoreOptions,
+} from "../../src/redis/index.js";
 import type { SharedLayout, SharedStore } from "../../src/store/shared.js";
 
 const provided = inject("redisUrl") as string | undefined;

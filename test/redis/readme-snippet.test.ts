@@ -38,7 +38,9 @@ function typeErrors(source: string): string[] {
   host.getSourceFile = (name, version, ...rest) =>
     name === file ? ts.createSourceFile(name, source, version) : getSourceFile(name, version, ...rest);
   const program = ts.createProgram([file], options, host);
-  return ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+  return ts
+    .getPreEmitDiagnostics(program, program.getSourceFile(file))
+    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
 }
 
 describe("the README's Redis snippet", () => {
@@ -49,7 +51,9 @@ describe("the README's Redis snippet", () => {
   }, 60_000);
 
   it("would catch the default import of ioredis", () => {
-    expect(typeErrors(snippet.replace('import { Redis } from "ioredis";', 'import Redis from "ioredis";')).join("\n")).toMatch(/not constructable/);
+    expect(
+      typeErrors(snippet.replace('import { Redis } from "ioredis";', 'import Redis from "ioredis";')).join("\n"),
+    ).toMatch(/not constructable/);
   }, 60_000);
 
   it("sets autoResendUnfulfilledCommands: false and shuts down: the limiter, then the client", () => {

@@ -8,7 +8,10 @@ import { bookOne } from "./book-one.js";
 const rpm = layout([dim("rpm", 10)]);
 const TIMEOUT = 1234;
 
-function storeAnswering(answer: Parameters<typeof fakeClient>[0]): { store: RedisStore; calls: ReturnType<typeof fakeClient>["calls"] } {
+function storeAnswering(answer: Parameters<typeof fakeClient>[0]): {
+  store: RedisStore;
+  calls: ReturnType<typeof fakeClient>["calls"];
+} {
   const client = fakeClient(answer);
   return { store: new RedisStore({ client, key: "k", timeoutMs: TIMEOUT }), calls: client.calls };
 }
@@ -41,7 +44,9 @@ describe("errors and timeouts (no server)", () => {
     vi.useFakeTimers();
     await storeAnswering(async () => null).store.release("lease");
     expect(vi.getTimerCount()).toBe(0);
-    await expect(storeAnswering(() => Promise.reject(new Error("read ECONNRESET"))).store.release("x")).rejects.toThrow();
+    await expect(
+      storeAnswering(() => Promise.reject(new Error("read ECONNRESET"))).store.release("x"),
+    ).rejects.toThrow();
     expect(vi.getTimerCount()).toBe(0);
   });
 
@@ -74,13 +79,16 @@ describe("errors and timeouts (no server)", () => {
     await expect(bookOne(store, rpm, [1])).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
-  it.each(["BUSY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "OOM", "MISCONF", "NOREPLICAS"])("takes a %s reply for the store being unavailable", async (code) => {
-    const cause = new Error(`${code} not now`);
-    const { store } = storeAnswering(() => Promise.reject(cause));
-    const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StoreUnavailableError);
-    expect(store.isFinal(error)).toBe(false);
-  });
+  it.each(["BUSY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "OOM", "MISCONF", "NOREPLICAS"])(
+    "takes a %s reply for the store being unavailable",
+    async (code) => {
+      const cause = new Error(`${code} not now`);
+      const { store } = storeAnswering(() => Promise.reject(cause));
+      const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(store.isFinal(error)).toBe(false);
+    },
+  );
 
   it.each([
     ["WRONGTYPE", "WRONGTYPE Operation against a key holding the wrong kind of value"],
@@ -94,7 +102,14 @@ describe("errors and timeouts (no server)", () => {
     const error: unknown = await bookOne(store, rpm, [1]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreReplyError);
     expect(error).toBeInstanceOf(LimiterError);
-    expect(error).toMatchObject({ code: "STORE_REPLY", name: "StoreReplyError", reply, replyCode, keys: ["{k}:b", "{k}:c"], cause });
+    expect(error).toMatchObject({
+      code: "STORE_REPLY",
+      name: "StoreReplyError",
+      reply,
+      replyCode,
+      keys: ["{k}:b", "{k}:c"],
+      cause,
+    });
     expect(store.isFinal(error)).toBe(true);
   });
 

@@ -15,16 +15,32 @@ const time = useFakeTime();
 
 /** 6,000 tokens a minute (100 a second), starting empty unless said otherwise. */
 const TPM: LimiterOptions = { tpm: 6_000, initial: "empty" };
-const tpmLayout: SharedLayout = { dimensions: [{ name: "tpm", limit: 6_000, windowMs: 60_000, capacity: 6_000 }], concurrency: undefined, initialFraction: 0 };
-const rpmLayout: SharedLayout = { dimensions: [{ name: "rpm", limit: 100, windowMs: 60_000, capacity: 100 }], concurrency: undefined, initialFraction: 1 };
+const tpmLayout: SharedLayout = {
+  dimensions: [{ name: "tpm", limit: 6_000, windowMs: 60_000, capacity: 6_000 }],
+  concurrency: undefined,
+  initialFraction: 0,
+};
+const rpmLayout: SharedLayout = {
+  dimensions: [{ name: "rpm", limit: 100, windowMs: 60_000, capacity: 100 }],
+  concurrency: undefined,
+  initialFraction: 1,
+};
 
-function setUp(options: LimiterOptions, onError: StoreFailurePolicy = "fail-closed"): { store: InProcessStore; limiter: Limiter } {
+function setUp(
+  options: LimiterOptions,
+  onError: StoreFailurePolicy = "fail-closed",
+): { store: InProcessStore; limiter: Limiter } {
   const store = new InProcessStore(() => performance.now(), 60_000, onError);
   return { store, limiter: new Limiter({ ...options, store, onWarning: () => {} }) };
 }
 
 /** Acquires each estimate in this tick; logs `label@time` on admission and releases. */
-function acquireAll(limiter: Limiter, estimates: readonly number[], log: string[], options: { signal?: AbortSignal; maxWaitMs?: number }[] = []): Promise<unknown>[] {
+function acquireAll(
+  limiter: Limiter,
+  estimates: readonly number[],
+  log: string[],
+  options: { signal?: AbortSignal; maxWaitMs?: number }[] = [],
+): Promise<unknown>[] {
   return estimates.map((estimate, i) =>
     limiter.acquire(estimate, options[i]).then(
       (r: Reservation) => {
@@ -163,7 +179,12 @@ describe("a batch whose booking call fails", () => {
   /** Five waiters with signals and deadlines queued while the store is down. */
   function queueFive(limiter: Limiter, log: string[]): AbortController[] {
     const controllers = Array.from({ length: 5 }, () => new AbortController());
-    acquireAll(limiter, [0, 0, 0, 0, 0], log, controllers.map((c) => ({ signal: c.signal, maxWaitMs: 60_000 })));
+    acquireAll(
+      limiter,
+      [0, 0, 0, 0, 0],
+      log,
+      controllers.map((c) => ({ signal: c.signal, maxWaitMs: 60_000 })),
+    );
     return controllers;
   }
 

@@ -40,25 +40,54 @@ export class InProcessStore implements SharedStore {
       layout.dimensions.forEach((d, i) => {
         const state = states[i]!;
         const cost = costs[i]!;
-        const wait = Math.max(state.level >= cost ? 0 : ((cost - state.level) * d.windowMs) / d.limit, cost > 0 ? state.pausedUntil - now : 0);
+        const wait = Math.max(
+          state.level >= cost ? 0 : ((cost - state.level) * d.windowMs) / d.limit,
+          cost > 0 ? state.pausedUntil - now : 0,
+        );
         if (wait > waitMs) {
           waitMs = wait;
           dimension = d.name;
         }
       });
-      const lease = waitMs === 0 && layout.concurrency !== undefined ? this.tryLease(layout.concurrency, now) : undefined;
+      const lease =
+        waitMs === 0 && layout.concurrency !== undefined ? this.tryLease(layout.concurrency, now) : undefined;
       if (waitMs === 0 && layout.concurrency !== undefined && lease === undefined) {
-        return { admitted: marks.length, booked: false, waitMs: this.untilFreeSlot(now), dimension: "concurrency", leases, marks, levels: states.map((s) => s.level) };
+        return {
+          admitted: marks.length,
+          booked: false,
+          waitMs: this.untilFreeSlot(now),
+          dimension: "concurrency",
+          leases,
+          marks,
+          levels: states.map((s) => s.level),
+        };
       }
       states.forEach((state, i) => {
         state.level -= costs[i]!;
         state.booked += costs[i]!;
       });
       marks.push(states.map((s) => s.booked));
-      if (waitMs > 0) return { admitted: marks.length - 1, booked: true, waitMs, dimension, leases, marks, levels: states.map((s) => s.level) };
+      if (waitMs > 0)
+        return {
+          admitted: marks.length - 1,
+          booked: true,
+          waitMs,
+          dimension,
+          leases,
+          marks,
+          levels: states.map((s) => s.level),
+        };
       if (lease !== undefined) leases.push(lease);
     }
-    return { admitted: marks.length, booked: false, waitMs: 0, dimension: undefined, leases, marks, levels: states.map((s) => s.level) };
+    return {
+      admitted: marks.length,
+      booked: false,
+      waitMs: 0,
+      dimension: undefined,
+      leases,
+      marks,
+      levels: states.map((s) => s.level),
+    };
   }
 
   async lease(layout: SharedLayout): Promise<{ lease: string | undefined; retryMs: number }> {

@@ -72,7 +72,11 @@ describe("limiters sharing one store", () => {
     controller.abort();
     expect(await aborted).toBeInstanceOf(DOMException);
     await time.timers.tickAsync(0);
-    const layout = { dimensions: [{ name: "tpm", limit: 6_000, windowMs: 60_000, capacity: 6_000 }], concurrency: undefined, initialFraction: 0 };
+    const layout = {
+      dimensions: [{ name: "tpm", limit: 6_000, windowMs: 60_000, capacity: 6_000 }],
+      concurrency: undefined,
+      initialFraction: 0,
+    };
     expect(store.levelOf(layout, "tpm")).toBeCloseTo(100, 6);
     expect(time.timers.countTimers()).toBe(0);
   });
@@ -131,7 +135,11 @@ describe("limiters sharing one store", () => {
     first.sync({ "x-ratelimit-limit-requests": "100", "x-ratelimit-remaining-requests": "50" });
     first.release();
     await time.timers.tickAsync(0);
-    const layout = { dimensions: [{ name: "rpm", limit: 100, windowMs: 60_000, capacity: 100 }], concurrency: undefined, initialFraction: 1 };
+    const layout = {
+      dimensions: [{ name: "rpm", limit: 100, windowMs: 60_000, capacity: 100 }],
+      concurrency: undefined,
+      initialFraction: 1,
+    };
     expect(store.levelOf(layout, "rpm")).toBe(48);
   });
 
@@ -148,7 +156,11 @@ describe("limiters sharing one store", () => {
     limiter!.close();
     expect(await pending).toMatchObject({ code: "LIMITER_CLOSED" });
     await time.timers.tickAsync(0);
-    const layout = { dimensions: [{ name: "rpm", limit: 60, windowMs: 60_000, capacity: 60 }], concurrency: undefined, initialFraction: 0 };
+    const layout = {
+      dimensions: [{ name: "rpm", limit: 60, windowMs: 60_000, capacity: 60 }],
+      concurrency: undefined,
+      initialFraction: 0,
+    };
     expect(store.levelOf(layout, "rpm")).toBe(0);
     expect(time.timers.countTimers()).toBe(0);
   });

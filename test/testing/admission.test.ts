@@ -32,7 +32,7 @@ describe("admission against a continuous bucket (C = 100 requests, r = 100/min)"
   it("drains a burst of 500 in (500 - 100) / 100 = 4 minutes when each 429 is retried after retry-after-ms", async () => {
     const provider = createProvider({ rpm: 100, clock: time.clock });
     let lastAdmittedAt = 0;
-    for (let admitted = 0; admitted < 500; ) {
+    for (let admitted = 0; admitted < 500;) {
       const result = await provider.call(oneRequest);
       if (result.status === 200) {
         admitted += 1;
@@ -47,11 +47,17 @@ describe("admission against a continuous bucket (C = 100 requests, r = 100/min)"
   it("a rejected call consumes nothing on any dimension", async () => {
     const provider = createProvider({ rpm: 10, tpm: 1_000, clock: time.clock });
     const first = await provider.call({ prompt: 500, maxTokens: 400, actual: 400 });
-    expect(first.headers).toMatchObject({ "x-ratelimit-remaining-requests": "9", "x-ratelimit-remaining-tokens": "100" });
+    expect(first.headers).toMatchObject({
+      "x-ratelimit-remaining-requests": "9",
+      "x-ratelimit-remaining-tokens": "100",
+    });
 
     const tooMany = await provider.call({ prompt: 200, maxTokens: 100, actual: 100 });
     expect(tooMany.status).toBe(429);
-    expect(tooMany.headers).toMatchObject({ "x-ratelimit-remaining-requests": "9", "x-ratelimit-remaining-tokens": "100" });
+    expect(tooMany.headers).toMatchObject({
+      "x-ratelimit-remaining-requests": "9",
+      "x-ratelimit-remaining-tokens": "100",
+    });
 
     const fits = await provider.call({ prompt: 50, maxTokens: 50, actual: 50 });
     expect(fits.status).toBe(200);
@@ -85,7 +91,10 @@ describe("admission against a continuous bucket (C = 100 requests, r = 100/min)"
     expect(result.headers["retry-after"]).toBeUndefined();
     expect(result.headers["retry-after-ms"]).toBeUndefined();
     expect(result.body).toMatchObject({
-      error: { type: "tokens", message: expect.stringMatching(/^Request too large on tokens per min \(TPM\): Limit 1000, Requested 1200\./) },
+      error: {
+        type: "tokens",
+        message: expect.stringMatching(/^Request too large on tokens per min \(TPM\): Limit 1000, Requested 1200\./),
+      },
     });
     expect(provider.stats().calls[0]).toMatchObject({ status: 429, rejectedBy: "tpm" });
     expect(provider.stats().calls[0]?.retryAfterMs).toBeUndefined();
@@ -98,7 +107,10 @@ describe("admission against a continuous bucket (C = 100 requests, r = 100/min)"
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 50 }),
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 1, max: 5 })), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 1, max: 5 })), {
+          minLength: 1,
+          maxLength: 60,
+        }),
         async (limit, arrivals) => {
           const provider = createProvider({ rpm: limit, clock: time.clock });
           for (const [gap, count] of arrivals) {
@@ -109,7 +121,9 @@ describe("admission against a continuous bucket (C = 100 requests, r = 100/min)"
           for (const call of provider.stats().calls) {
             const t = call.receivedAt;
             const deficit = Math.max(
-              ...[...admittedAt, t].map((s) => admittedAt.filter((a) => a >= s).length + 1 - limit - (limit * (t - s)) / 60_000),
+              ...[...admittedAt, t].map(
+                (s) => admittedAt.filter((a) => a >= s).length + 1 - limit - (limit * (t - s)) / 60_000,
+              ),
             );
             if (call.status === 200) {
               expect(deficit).toBeLessThanOrEqual(1e-6 + 1e-9);
@@ -194,9 +208,36 @@ describe("stats", () => {
       tokensCharged: 300,
       tokensUsed: 240,
       calls: [
-        { id: "00000001", sentAt: 0, receivedAt: 0, status: 200, prompt: 100, maxTokens: 50, actual: 20, completedAt: 100 },
-        { id: "00000002", sentAt: 0, receivedAt: 0, status: 200, prompt: 100, maxTokens: 50, actual: 20, completedAt: 100 },
-        { id: "00000003", sentAt: 0, receivedAt: 0, status: 429, prompt: 100, maxTokens: 50, rejectedBy: "rpm", retryAfterMs: 30_000 },
+        {
+          id: "00000001",
+          sentAt: 0,
+          receivedAt: 0,
+          status: 200,
+          prompt: 100,
+          maxTokens: 50,
+          actual: 20,
+          completedAt: 100,
+        },
+        {
+          id: "00000002",
+          sentAt: 0,
+          receivedAt: 0,
+          status: 200,
+          prompt: 100,
+          maxTokens: 50,
+          actual: 20,
+          completedAt: 100,
+        },
+        {
+          id: "00000003",
+          sentAt: 0,
+          receivedAt: 0,
+          status: 429,
+          prompt: 100,
+          maxTokens: 50,
+          rejectedBy: "rpm",
+          retryAfterMs: 30_000,
+        },
       ],
     });
   });

@@ -52,7 +52,11 @@ describe("answer lengths", () => {
       usage: { promptTokens: 5, completionTokens: 40 },
       body: { choices: [{ finish_reason: "stop" }] },
     });
-    expect(long).toMatchObject({ status: 200, usage: { completionTokens: 100 }, body: { choices: [{ finish_reason: "length" }] } });
+    expect(long).toMatchObject({
+      status: 200,
+      usage: { completionTokens: 100 },
+      body: { choices: [{ finish_reason: "length" }] },
+    });
     expect(seen).toEqual([
       { index: 0, prompt: 5, maxTokens: 100, body: undefined },
       { index: 1, prompt: 6, maxTokens: 100, body: undefined },
@@ -75,7 +79,8 @@ describe("answer lengths", () => {
     const provider = createProvider({ clock: time.clock });
     for (const actual of [0, 1, 2, 9, 250]) {
       const result = await provider.call({ prompt: 1, maxTokens: 250, actual });
-      const text = result.status === 200 && "choices" in result.body ? (result.body.choices[0]?.message.content ?? "") : "";
+      const text =
+        result.status === 200 && "choices" in result.body ? (result.body.choices[0]?.message.content ?? "") : "";
       expect(Math.ceil(text.length / 4)).toBe(actual);
     }
   });

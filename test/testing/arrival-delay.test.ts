@@ -47,7 +47,11 @@ describe("arrivalDelayMs: the time from the client's send to the provider's admi
 
   it("keeps the provider's bucket full, its refill lost, until a late burst arrives", async () => {
     // 100 requests at 100/min: a client that drained the bucket at 0 expects one back at 600 ms.
-    const provider = createProvider({ rpm: 100, arrivalDelayMs: (call) => (call.index < 100 ? 400 : 0), clock: time.clock });
+    const provider = createProvider({
+      rpm: 100,
+      arrivalDelayMs: (call) => (call.index < 100 ? 400 : 0),
+      clock: time.clock,
+    });
     const burst = fire(provider, 100);
     await time.at(600);
     // The burst was charged at 400 ms: 200 ms of refill is a third of a request.
@@ -73,7 +77,9 @@ describe("arrivalDelayMs: the time from the client's send to the provider's admi
 
   it("rejects the call when the function returns a delay setTimeout cannot honour, and charges nothing", async () => {
     const provider = createProvider({ rpm: 1, arrivalDelayMs: () => -1, clock: time.clock });
-    await expect(provider.call(oneRequest)).rejects.toThrow(/arrivalDelayMs\(\) must be between 0 and 2147483647 ms, got -1/);
+    await expect(provider.call(oneRequest)).rejects.toThrow(
+      /arrivalDelayMs\(\) must be between 0 and 2147483647 ms, got -1/,
+    );
     expect(provider.stats().calls).toEqual([]);
   });
 });

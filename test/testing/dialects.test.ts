@@ -52,16 +52,26 @@ describe("openai dialect", () => {
       fc.asyncProperty(
         fc.integer({ min: 1, max: 1_000 }),
         fc.integer({ min: 1_000, max: 1_000_000 }),
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 1, max: 2_000 })), {
-          minLength: 1,
-          maxLength: 30,
-        }),
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 0, max: 20_000 }),
+            fc.integer({ min: 0, max: 2_000 }),
+            fc.integer({ min: 1, max: 2_000 }),
+          ),
+          {
+            minLength: 1,
+            maxLength: 30,
+          },
+        ),
         async (rpm, tpm, calls) => {
           const provider = createProvider({ rpm, tpm, clock: time.clock });
           for (const [gap, prompt, maxTokens] of calls) {
             await time.at(time.clock.now() + gap);
             const { headers } = await provider.call({ prompt, maxTokens, actual: maxTokens });
-            for (const [suffix, limit] of [["requests", rpm], ["tokens", tpm]] as const) {
+            for (const [suffix, limit] of [
+              ["requests", rpm],
+              ["tokens", tpm],
+            ] as const) {
               const remaining = Number(headers[`x-ratelimit-remaining-${suffix}`]);
               const reset = parseGoDurationMs(headers[`x-ratelimit-reset-${suffix}`] ?? "");
               const unitMs = 60_000 / limit;
@@ -112,7 +122,14 @@ describe("azure dialect", () => {
 
 describe("anthropic dialect", () => {
   it("sends requests, tokens, input and output groups with RFC 3339 resets of full replenishment", async () => {
-    const provider = createProvider({ rpm: 50, tpm: 100_000, itpm: 80_000, otpm: 16_000, dialect: "anthropic", clock: time.clock });
+    const provider = createProvider({
+      rpm: 50,
+      tpm: 100_000,
+      itpm: 80_000,
+      otpm: 16_000,
+      dialect: "anthropic",
+      clock: time.clock,
+    });
     await time.at(250);
     const result = await provider.call({ prompt: 2_400, maxTokens: 1_000, actual: 1_000 });
     expect(result.headers).toEqual({
@@ -147,7 +164,8 @@ describe("anthropic dialect", () => {
       type: "error",
       error: {
         type: "rate_limit_error",
-        message: "Rate limit reached on requests per min (RPM): Limit 1, Used 1, Requested 1. Please try again in 1m0s.",
+        message:
+          "Rate limit reached on requests per min (RPM): Limit 1, Used 1, Requested 1. Please try again in 1m0s.",
       },
     });
     expect(rejected.headers).toMatchObject({
@@ -162,7 +180,9 @@ describe("anthropic dialect", () => {
     const provider = createProvider({ tpm: 40_000, dialect: "anthropic", clock: time.clock });
     const result = await provider.call({ prompt: 1_234, maxTokens: 100, actual: 100 });
     expect(result.headers["anthropic-ratelimit-tokens-remaining"]).toBe("38666");
-    expect(Object.keys(result.headers).some((name) => name.includes("input-tokens") || name.includes("output-tokens"))).toBe(false);
+    expect(
+      Object.keys(result.headers).some((name) => name.includes("input-tokens") || name.includes("output-tokens")),
+    ).toBe(false);
   });
 });
 

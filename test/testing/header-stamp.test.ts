@@ -9,7 +9,12 @@ const time = useFakeTime();
 const call = { prompt: 1_000, maxTokens: 4_000, actual: 500 };
 
 function provider(stampHeaders?: HeaderStamp) {
-  return createProvider({ tpm: 10_000, latencyMs: 1_000, clock: time.clock, ...(stampHeaders ? { stampHeaders } : {}) });
+  return createProvider({
+    tpm: 10_000,
+    latencyMs: 1_000,
+    clock: time.clock,
+    ...(stampHeaders ? { stampHeaders } : {}),
+  });
 }
 
 describe("stampHeaders: when an admitted call's rate-limit headers are stamped", () => {
@@ -35,7 +40,14 @@ describe("stampHeaders: when an admitted call's rate-limit headers are stamped",
   });
 
   it("at admission reads the meters when the call arrives, not when it was sent", async () => {
-    const sim = createProvider({ rpm: 60, arrivalDelayMs: 500, latencyMs: 500, stampHeaders: "admission", dialect: "anthropic", clock: time.clock });
+    const sim = createProvider({
+      rpm: 60,
+      arrivalDelayMs: 500,
+      latencyMs: 500,
+      stampHeaders: "admission",
+      dialect: "anthropic",
+      clock: time.clock,
+    });
     const pending = sim.call(call);
     await time.at(1_000);
     // Charged at 500 ms: one request missing, full 1 s later (an RFC 3339 reset, rounded up to the second).
@@ -53,17 +65,31 @@ describe("stampHeaders: when an admitted call's rate-limit headers are stamped",
     expect(rejected.headers["x-ratelimit-remaining-tokens"]).toBe("5000");
   });
 
-  it.each<HeaderStamp>(["admission", "completion"])("sends a stream's head, and its headers, at admission (%s)", async (stamp) => {
-    const sim = createProvider({ tpm: 10_000, latencyMs: 1_000, answerTokens: () => 1, stampHeaders: stamp, clock: time.clock });
-    const server = await sim.listen();
-    try {
-      const body = JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], max_tokens: 4_000, stream: true });
-      const res = await fetch(`${server.url}/v1/chat/completions`, { method: "POST", body });
-      expect(res.headers.get("x-ratelimit-remaining-tokens")).toBe(String(10_000 - 7 - 4_000));
-      await time.at(1_000);
-      await res.text();
-    } finally {
-      await server.close();
-    }
-  });
+  it.each<HeaderStamp>(["admission", "completion"])(
+    "sends a stream's head, and its headers, at admission (%s)",
+    async (stamp) => {
+      const sim = createProvider({
+        tpm: 10_000,
+        latencyMs: 1_000,
+        answerTokens: () => 1,
+        stampHeaders: stamp,
+        clock: time.clock,
+      });
+      const server = await sim.listen();
+      try {
+        const body = JSON.stringify({
+          model: "m",
+          messages: [{ role: "user", content: "hi" }],
+          max_tokens: 4_000,
+          stream: true,
+        });
+        const res = await fetch(`${server.url}/v1/chat/completions`, { method: "POST", body });
+        expect(res.headers.get("x-ratelimit-remaining-tokens")).toBe(String(10_000 - 7 - 4_000));
+        await time.at(1_000);
+        await res.text();
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });

@@ -64,7 +64,10 @@ describe("streams on virtual time", () => {
     });
     const server = await provider.listen();
     try {
-      const stream = await fetch(`${server.url}/v1/chat/completions`, { method: "POST", body: chatBody({ stream: true }) });
+      const stream = await fetch(`${server.url}/v1/chat/completions`, {
+        method: "POST",
+        body: chatBody({ stream: true }),
+      });
       // Stamped at admission: the reservation (prompt + max_tokens) is still held.
       const prompt = 3 + 3 + 1;
       expect(stream.headers.get("x-ratelimit-remaining-tokens")).toBe(String(1_000 - prompt - 8));
@@ -81,7 +84,8 @@ describe("streams on virtual time", () => {
       expect(provider.stats().inFlight).toBe(1);
       await timers.tickAsync(1);
       let rest = "";
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        rest += new TextDecoder().decode(chunk.value);
       expect(rest.endsWith("data: [DONE]\n\n")).toBe(true);
       expect(provider.stats()).toMatchObject({ inFlight: 0, served: 1, tokensUsed: prompt + 2 });
       expect(provider.stats().calls[0]?.completedAt).toBe(1_000);
@@ -102,7 +106,8 @@ describe("close()", () => {
         req.on("error", reject);
         req.end(body);
       });
-    const closed = (emitter: NodeJS.EventEmitter): Promise<void> => new Promise((resolve) => emitter.once("close", () => resolve()));
+    const closed = (emitter: NodeJS.EventEmitter): Promise<void> =>
+      new Promise((resolve) => emitter.once("close", () => resolve()));
 
     const answered = await open(chatBody());
     const idleSocketClosed = closed(answered.socket);

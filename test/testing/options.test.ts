@@ -10,17 +10,32 @@ describe("createProvider options", () => {
     ["a zero limit", { tpm: 0 }, RangeError, /tpm must be a positive integer/],
     ["a fractional limit", { rpd: 1.5 }, RangeError, /rpd must be a positive integer/],
     ["a negative concurrency", { concurrency: -1 }, RangeError, /concurrency must be a positive integer/],
-    ["an unknown dialect", { dialect: "mistral" }, RangeError, /dialect must be one of "openai", "anthropic", "groq", "azure"/],
+    [
+      "an unknown dialect",
+      { dialect: "mistral" },
+      RangeError,
+      /dialect must be one of "openai", "anthropic", "groq", "azure"/,
+    ],
     ["a non-string window", { window: 5 }, TypeError, /window must be a string/],
     ["an unknown outputCharge", { outputCharge: "later" }, RangeError, /outputCharge must be one of/],
     ["a negative latency", { latencyMs: -1 }, RangeError, /latencyMs must be between 0 and 2147483647/],
     ["a latency setTimeout cannot honour", { latencyMs: 2 ** 31 }, RangeError, /latencyMs must be between/],
     ["a negative arrival delay", { arrivalDelayMs: -1 }, RangeError, /arrivalDelayMs must be between 0 and 2147483647/],
     ["a non-number arrival delay", { arrivalDelayMs: "100" }, TypeError, /arrivalDelayMs must be a number, got string/],
-    ["an unknown stampHeaders", { stampHeaders: "response" }, RangeError, /stampHeaders must be one of "admission", "completion"/],
+    [
+      "an unknown stampHeaders",
+      { stampHeaders: "response" },
+      RangeError,
+      /stampHeaders must be one of "admission", "completion"/,
+    ],
     ["a non-integer seed", { seed: 0.5 }, RangeError, /seed must be an integer/],
     ["a non-function answerTokens", { answerTokens: 5 }, TypeError, /answerTokens must be a function/],
-    ["a clock without wallNow", { clock: { now: () => 0 } }, TypeError, /clock must be an object with now\(\) and wallNow\(\)/],
+    [
+      "a clock without wallNow",
+      { clock: { now: () => 0 } },
+      TypeError,
+      /clock must be an object with now\(\) and wallNow\(\)/,
+    ],
     ["options that are not an object", null, TypeError, /options must be an object/],
   ])("rejects %s", (_, options, errorClass, message) => {
     expect(() => createProvider(options as ProviderOptions)).toThrow(errorClass);
@@ -45,7 +60,10 @@ describe("provider.call request checks", () => {
 
 describe("the default clock", () => {
   it("reads performance.now() and Date.now() at call time, so fake timers drive it", async () => {
-    const timers = install({ now: Date.UTC(2026, 0, 1), toFake: ["setTimeout", "clearTimeout", "Date", "performance"] });
+    const timers = install({
+      now: Date.UTC(2026, 0, 1),
+      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
+    });
     try {
       const provider = createProvider({ rpm: 1 });
       expect((await provider.call({ prompt: 1, maxTokens: 1, actual: 1 })).status).toBe(200);

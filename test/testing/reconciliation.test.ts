@@ -41,14 +41,22 @@ describe("reserve at admission, reconcile at completion", () => {
     const provider = createProvider({ tpd: 10_000, clock: time.clock, latencyMs: 10 });
     const call = provider.call({ prompt: 1_000, maxTokens: 9_000, actual: 100 });
     const rejected = await provider.call({ prompt: 1, maxTokens: 1, actual: 1 });
-    expect(rejected.body).toMatchObject({ error: { type: "tokens", message: expect.stringContaining("tokens per day (TPD)") } });
+    expect(rejected.body).toMatchObject({
+      error: { type: "tokens", message: expect.stringContaining("tokens per day (TPD)") },
+    });
     await time.at(10);
     await call;
     expect(admitted(provider, { prompt: 1_000, maxTokens: 7_000, actual: 1 })).toBe(true);
   });
 
   it("charges ITPM the prompt and OTPM max_tokens at admission under outputCharge 'estimate', reconciled at completion", async () => {
-    const provider = createProvider({ itpm: 50_000, otpm: 10_000, dialect: "anthropic", clock: time.clock, latencyMs: 1_000 });
+    const provider = createProvider({
+      itpm: 50_000,
+      otpm: 10_000,
+      dialect: "anthropic",
+      clock: time.clock,
+      latencyMs: 1_000,
+    });
     const call = provider.call({ prompt: 2_000, maxTokens: 4_000, actual: 1_000 });
     const during = await provider.call({ prompt: 10, maxTokens: 6_500, actual: 1 });
     expect(during.status).toBe(429);

@@ -39,10 +39,16 @@ describe("the OpenAI SDK against the simulator", () => {
     expect(data.model).toBe("gpt-sim");
     expect(data.choices[0]?.message.content?.split(" ")).toHaveLength(12);
     expect(data.choices[0]?.finish_reason).toBe("stop");
-    expect(data.usage).toEqual({ prompt_tokens: questionTokens, completion_tokens: 12, total_tokens: questionTokens + 12 });
+    expect(data.usage).toEqual({
+      prompt_tokens: questionTokens,
+      completion_tokens: 12,
+      total_tokens: questionTokens + 12,
+    });
     expect(response.headers.get("x-ratelimit-limit-requests")).toBe("100");
     expect(response.headers.get("x-ratelimit-remaining-requests")).toBe("99");
-    expect(Number(response.headers.get("x-ratelimit-remaining-tokens"))).toBeGreaterThanOrEqual(10_000 - questionTokens - 12);
+    expect(Number(response.headers.get("x-ratelimit-remaining-tokens"))).toBeGreaterThanOrEqual(
+      10_000 - questionTokens - 12,
+    );
     expect(response.headers.get("x-request-id")).toBe("req_00000001");
   });
 
@@ -61,23 +67,39 @@ describe("the OpenAI SDK against the simulator", () => {
     expect(text.split(" ")).toHaveLength(20);
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe("stop");
     expect(chunks.at(-1)?.choices).toEqual([]);
-    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: questionTokens, completion_tokens: 20, total_tokens: questionTokens + 20 });
+    expect(chunks.at(-1)?.usage).toEqual({
+      prompt_tokens: questionTokens,
+      completion_tokens: 20,
+      total_tokens: questionTokens + 20,
+    });
   });
 
   it("streams without a usage chunk when include_usage is not set, and honours max_completion_tokens", async () => {
     const { openai } = await start({ latencyMs: 1, answerTokens: () => 1_000 });
-    const stream = await openai.chat.completions.create({ model: "gpt-sim", messages: question, max_completion_tokens: 7, stream: true });
+    const stream = await openai.chat.completions.create({
+      model: "gpt-sim",
+      messages: question,
+      max_completion_tokens: 7,
+      stream: true,
+    });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks.every((c) => c.usage === undefined)).toBe(true);
     expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe("length");
-    expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("").split(" ")).toHaveLength(7);
+    expect(
+      chunks
+        .map((c) => c.choices[0]?.delta.content ?? "")
+        .join("")
+        .split(" "),
+    ).toHaveLength(7);
   });
 
   it("surfaces a 429 as RateLimitError with status, headers and OpenAI's error fields", async () => {
     const { openai } = await start({ rpm: 1, tpm: 10_000, latencyMs: 0 });
     await openai.chat.completions.create({ model: "gpt-sim", messages: question, max_tokens: 10 });
-    const error = await rejectionOf(openai.chat.completions.create({ model: "gpt-sim", messages: question, max_tokens: 10 }));
+    const error = await rejectionOf(
+      openai.chat.completions.create({ model: "gpt-sim", messages: question, max_tokens: 10 }),
+    );
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     const rateLimit = error as InstanceType<typeof OpenAI.RateLimitError>;
     expect(rateLimit.status).toBe(429);
@@ -97,7 +119,9 @@ describe("the OpenAI SDK against the simulator", () => {
 
   it("gets a 400 BadRequestError for a malformed request", async () => {
     const { openai } = await start({});
-    const error = await rejectionOf(openai.chat.completions.create({ model: "gpt-sim", messages: question, max_tokens: -3 }));
+    const error = await rejectionOf(
+      openai.chat.completions.create({ model: "gpt-sim", messages: question, max_tokens: -3 }),
+    );
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).type).toBe("invalid_request_error");
   });
@@ -108,7 +132,9 @@ describe("the OpenAI SDK against the simulator", () => {
         throw new Error("hook failed");
       },
     });
-    const error = await rejectionOf(openai.chat.completions.create({ model: "gpt-sim", messages: question, max_tokens: 5 }));
+    const error = await rejectionOf(
+      openai.chat.completions.create({ model: "gpt-sim", messages: question, max_tokens: 5 }),
+    );
     expect(error).toBeInstanceOf(OpenAI.InternalServerError);
     expect((error as Error).message).toContain("hook failed");
   });
@@ -116,7 +142,14 @@ describe("the OpenAI SDK against the simulator", () => {
 
 describe("the Anthropic SDK against the simulator", () => {
   it("parses a non-streaming message and exposes the rate-limit headers", async () => {
-    const { anthropic } = await start({ rpm: 50, itpm: 80_000, otpm: 16_000, dialect: "anthropic", latencyMs: 2, answerTokens: () => 9 });
+    const { anthropic } = await start({
+      rpm: 50,
+      itpm: 80_000,
+      otpm: 16_000,
+      dialect: "anthropic",
+      latencyMs: 2,
+      answerTokens: () => 9,
+    });
     const { data, response } = await anthropic.messages
       .create({ model: "claude-sim", max_tokens: 256, system: "Be brief.", messages: question })
       .withResponse();
@@ -154,7 +187,9 @@ describe("the Anthropic SDK against the simulator", () => {
   it("surfaces a 429 as RateLimitError with status, headers and Anthropic's error body", async () => {
     const { anthropic } = await start({ rpm: 1, dialect: "anthropic" });
     await anthropic.messages.create({ model: "claude-sim", max_tokens: 16, messages: question });
-    const error = await rejectionOf(anthropic.messages.create({ model: "claude-sim", max_tokens: 16, messages: question }));
+    const error = await rejectionOf(
+      anthropic.messages.create({ model: "claude-sim", max_tokens: 16, messages: question }),
+    );
     expect(error).toBeInstanceOf(Anthropic.RateLimitError);
     const rateLimit = error as InstanceType<typeof Anthropic.RateLimitError>;
     expect(rateLimit.status).toBe(429);
