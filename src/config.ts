@@ -1,9 +1,11 @@
-import { systemClock, type Clock } from "./clock.js";
-import { isLimitKey, LIMIT_KEYS, notANumber, shown, unknownOption } from "./dimensions.js";
+import { systemClock, type Clock } from "./core/clock.js";
+import { isLimitKey, LIMIT_KEYS } from "./core/budget.js";
+import { notANumber, shown, unknownOption } from "./core/values.js";
 import { checkProvider } from "./headers/providers.js";
 import type { ProviderName } from "./headers/types.js";
-import type { LimiterOptions, Limits } from "./options.js";
-import type { SharedStore } from "./store/shared.js";
+import type { LimiterOptions } from "./options.js";
+import type { Limits } from "./core/limits.js";
+import type { SharedStore } from "./store/shared-store.js";
 
 /** Limiter options with defaults applied and everything but the budgets validated. */
 export interface ResolvedOptions {

@@ -1,5 +1,5 @@
 export { Limiter, type LimiterSnapshot } from "./limiter.js";
-export { Reservation } from "./reservation.js";
+export { Reservation } from "./core/reservation.js";
 export {
   LimiterError,
   RequestTooLargeError,
@@ -8,25 +8,14 @@ export {
   LimiterClosedError,
   ReservationReleasedError,
   type WaitContext,
-} from "./errors.js";
-export type { Clock } from "./clock.js";
-export type {
-  AcquireOptions,
-  CustomLimit,
-  Estimate,
-  LimitChanges,
-  LimiterOptions,
-  Limits,
-  RunOptions,
-  RunResult,
-  SyncOptions,
-  Unit,
-  Usage,
-} from "./options.js";
-export type { DimensionSnapshot } from "./store/types.js";
+} from "./core/errors.js";
+export type { Clock } from "./core/clock.js";
+export type { AcquireOptions, LimiterOptions, RunOptions, RunResult, SyncOptions } from "./options.js";
+export type { CustomLimit, Estimate, LimitChanges, Limits, Unit, Usage } from "./core/limits.js";
+export type { DimensionSnapshot } from "./buckets/types.js";
 export * from "./headers/index.js";
-export { classifyFailure } from "./retry-hints.js";
-export type { FailureClass, FailureKind, FailureParts } from "./retry-hints.js";
-export type { RetryOptions } from "./retry.js";
+export { classifyFailure } from "./headers/failures.js";
+export type { FailureClass, FailureKind, FailureParts } from "./headers/failures.js";
+export type { RetryOptions } from "./core/retry.js";
 export { plan } from "./plan/index.js";
 export type { DimensionPlan, Plan, PlanInput } from "./plan/index.js";

@@ -1,41 +1,26 @@
-import { subscribe, unsubscribe } from "./abort-fanout.js";
-import type { Clock } from "./clock.js";
+import { subscribe, unsubscribe } from "./core/abort-fanout.js";
+import type { Clock } from "./core/clock.js";
 import { checkMaxWaitMs, resolveOptions } from "./config.js";
-import {
-  amountProblem,
-  buildBudget,
-  costOf,
-  mergeLimits,
-  needsSplitEstimate,
-  type Budget,
-  type Dimension,
-} from "./dimensions.js";
-import { LimiterClosedError, QueueFullError, RequestTooLargeError, WaitTimeoutError } from "./errors.js";
-import type {
-  AcquireOptions,
-  Estimate,
-  LimitChanges,
-  LimiterOptions,
-  Limits,
-  RunOptions,
-  RunResult,
-  SyncOptions,
-} from "./options.js";
-import { DeadlineHeap, Fifo } from "./queue.js";
+import { buildBudget, mergeLimits, type Budget, type Dimension } from "./core/budget.js";
+import { amountProblem, costOf, needsSplitEstimate } from "./core/amounts.js";
+import { LimiterClosedError, QueueFullError, RequestTooLargeError, WaitTimeoutError } from "./core/errors.js";
+import type { AcquireOptions, LimiterOptions, RunOptions, RunResult, SyncOptions } from "./options.js";
+import type { Estimate, LimitChanges, Limits } from "./core/limits.js";
+import { DeadlineHeap, Fifo } from "./admission/queue.js";
 import { parseRateLimitHeaders } from "./headers/parse.js";
 import type { HeaderInput, ParseOptions, ProviderName, RateLimitView } from "./headers/types.js";
-import { LearnedLimits } from "./learned-limits.js";
-import { alignToRetryHint, syncLevels, syncSharedLevels, yieldShare, type SyncOrigin } from "./level-sync.js";
-import { createMeter, Reservation, type Meter, type ReservationHost } from "./reservation.js";
-import { MemoryStore } from "./store/memory.js";
-import type { DimensionSnapshot, Store } from "./store/types.js";
-import { classifyFailure, type FailureClass } from "./retry-hints.js";
-import { retryPolicy } from "./retry.js";
-import { runAdmitted, type RunHost, type RunPlan } from "./run.js";
-import { SharedAdmission } from "./shared-admission.js";
-import { StartupProbe } from "./startup-probe.js";
-import { Alarm } from "./timer.js";
-import { Waiter, WaiterTerms } from "./waiter.js";
+import { LearnedLimits } from "./sync/learned-limits.js";
+import { alignToRetryHint, syncLevels, syncSharedLevels, yieldShare, type SyncOrigin } from "./sync/levels.js";
+import { createMeter, Reservation, type Meter, type ReservationHost } from "./core/reservation.js";
+import { MemoryStore } from "./buckets/local-buckets.js";
+import type { DimensionSnapshot, Store } from "./buckets/types.js";
+import { classifyFailure, type FailureClass } from "./headers/failures.js";
+import { retryPolicy } from "./core/retry.js";
+import { runAdmitted, type RunHost, type RunPlan } from "./core/run.js";
+import { SharedAdmission } from "./admission/shared.js";
+import { StartupProbe } from "./admission/startup-probe.js";
+import { Alarm } from "./admission/alarm.js";
+import { Waiter, WaiterTerms } from "./admission/waiter.js";
 
 /** `run` without options: shared, so the common call allocates no plan. */
 const PLAIN_RUN: RunPlan = { refundOnError: false, retry: undefined, signal: undefined };

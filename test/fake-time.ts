@@ -1,6 +1,6 @@
 import FakeTimers, { type Clock as InstalledClock } from "@sinonjs/fake-timers";
 import { afterEach, beforeEach } from "vitest";
-import type { Clock } from "../src/clock.js";
+import type { Clock } from "../src/core/clock.js";
 
 /** Virtual time for a test file: timers, `performance.now()` and `Date.now()` are faked. */
 export function useFakeTime(): { readonly timers: InstalledClock; readonly clock: Clock } {

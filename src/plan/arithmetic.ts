@@ -16,7 +16,7 @@
  *   x <= K · 60 s / L.
  * - The sustainable rate is the least any budget allows; ties go to the first in option order.
  */
-import { SHORTHANDS } from "../dimensions.js";
+import { SHORTHANDS } from "../core/budget.js";
 import type { DimensionPlan, PlanInput } from "./types.js";
 import { PLAN_LIMITS } from "./validate.js";
 

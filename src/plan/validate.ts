@@ -1,4 +1,4 @@
-import { notANumber, positive, shown, unknownOption } from "../dimensions.js";
+import { notANumber, positive, shown, unknownOption } from "../core/values.js";
 import type { PlanInput } from "./types.js";
 
 /** The budget options of {@link PlanInput}, in the order a plan lists them. */

@@ -1,5 +1,5 @@
-import { positive } from "../dimensions.js";
-import type { SharedDimension, SharedLayout } from "../store/shared.js";
+import { positive } from "../core/values.js";
+import type { SharedDimension, SharedLayout } from "../store/shared-store.js";
 
 /**
  * A number as a script argument. Non-finite numbers are refused: Lua's

@@ -1,4 +1,4 @@
-import { LimiterError } from "../errors.js";
+import { LimiterError } from "../core/errors.js";
 
 /** Redis did not answer in time, or could not be reached; `cause` holds the underlying error. */
 export class StoreUnavailableError extends LimiterError {

@@ -1,6 +1,6 @@
-import { positive } from "../dimensions.js";
-import { MAX_TIMEOUT_MS } from "../timer.js";
-import { checkFailurePolicy, type StoreFailurePolicy } from "../store/shared.js";
+import { positive } from "../core/values.js";
+import { MAX_TIMEOUT_MS } from "../admission/alarm.js";
+import { checkFailurePolicy, type StoreFailurePolicy } from "../store/shared-store.js";
 import type { RedisScriptClient } from "./client.js";
 import { scriptClient, type RedisClient } from "./clients.js";
 

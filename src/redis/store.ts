@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Booking, SharedLayout, SharedStore, StoreFailurePolicy } from "../store/shared.js";
+import type { Booking, SharedLayout, SharedStore, StoreFailurePolicy } from "../store/shared-store.js";
 import { layoutArgs, num, perDimension } from "./args.js";
 import { StoreReplyError } from "./errors.js";
 import { resolveOptions, type RedisStoreOptions } from "./options.js";

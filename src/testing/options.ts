@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.js";
+import type { Clock } from "../core/clock.js";
 import type { Dialect } from "./dialects.js";
 import type { DimensionName, OutputCharge, WindowMode } from "./dimensions.js";
 import { DIMENSION_NAMES } from "./dimensions.js";

@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { classifyFailure } from "../../src/retry-hints.js";
+import { classifyFailure } from "../../src/headers/failures.js";
 
 const NOW = Date.UTC(2025, 2, 7, 0, 0, 0);
 

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect, it, onTestFinished } from "vitest";
-import type { Clock } from "../../src/clock.js";
+import type { Clock } from "../../src/core/clock.js";
 import type { Limiter } from "../../src/index.js";
 import { createProvider } from "../../src/testing/index.js";
 import { describeRedis, redisUrl } from "../redis/helpers.js";

@@ -1,4 +1,4 @@
-import type { SharedLayout, SharedStore } from "../../src/store/shared.js";
+import type { SharedLayout, SharedStore } from "../../src/store/shared-store.js";
 
 /** What a call booking one request says about it. */
 export interface SingleBooking {

@@ -9,7 +9,7 @@ import {
   type RedisScriptClient,
   type RedisStoreOptions,
 } from "../../src/redis/index.js";
-import type { SharedLayout, SharedStore } from "../../src/store/shared.js";
+import type { SharedLayout, SharedStore } from "../../src/store/shared-store.js";
 
 const provided = inject("redisUrl") as string | undefined;
 

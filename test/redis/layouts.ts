@@ -1,4 +1,4 @@
-import type { SharedDimension, SharedLayout } from "../../src/store/shared.js";
+import type { SharedDimension, SharedLayout } from "../../src/store/shared-store.js";
 
 /** A dimension of `limit` per `windowMs`, holding `capacity` (default: the limit). */
 export function dim(name: string, limit: number, windowMs = 60_000, capacity = limit): SharedDimension {

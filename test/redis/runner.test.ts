@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { LimiterError } from "../../src/errors.js";
+import { LimiterError } from "../../src/core/errors.js";
 import { ioredis, nodeRedis, RedisStore, StoreReplyError, StoreUnavailableError } from "../../src/redis/index.js";
 import { fakeClient, never } from "./fake-client.js";
 import { dim, layout } from "./layouts.js";

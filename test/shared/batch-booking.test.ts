@@ -7,7 +7,7 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { Limiter, type LimiterOptions, type Reservation } from "../../src/index.js";
-import type { SharedLayout, StoreFailurePolicy } from "../../src/store/shared.js";
+import type { SharedLayout, StoreFailurePolicy } from "../../src/store/shared-store.js";
 import { useFakeTime } from "../fake-time.js";
 import { InProcessStore } from "./in-process-store.js";
 

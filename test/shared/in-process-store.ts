@@ -1,4 +1,4 @@
-import type { Booking, SharedLayout, SharedStore, StoreFailurePolicy } from "../../src/store/shared.js";
+import type { Booking, SharedLayout, SharedStore, StoreFailurePolicy } from "../../src/store/shared-store.js";
 
 interface State {
   level: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { Limiter, WaitTimeoutError, type LimiterOptions } from "../../src/index.js";
-import type { StoreFailurePolicy } from "../../src/store/shared.js";
+import type { StoreFailurePolicy } from "../../src/store/shared-store.js";
 import { useFakeTime } from "../fake-time.js";
 import { InProcessStore } from "./in-process-store.js";
 

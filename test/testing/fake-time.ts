@@ -1,7 +1,7 @@
 import { install } from "@sinonjs/fake-timers";
 import type { Clock as FakeTimers } from "@sinonjs/fake-timers";
 import { afterEach, beforeEach } from "vitest";
-import type { Clock } from "../../src/clock.js";
+import type { Clock } from "../../src/core/clock.js";
 
 /** Wall-clock time at monotonic 0: the moment of Anthropic's documented example headers. */
 export const EPOCH_MS = Date.UTC(2025, 1, 24, 22, 24, 32);

@@ -1,5 +1,5 @@
-import type { Dimension } from "../dimensions.js";
-import type { Estimate } from "../options.js";
+import type { Dimension } from "../core/budget.js";
+import type { Estimate } from "../core/limits.js";
 
 /** Why a request does not fit now. */
 export interface Blocker {

@@ -1,7 +1,8 @@
-import { advance, covers, levelAt, msUntilCovered, type BucketShape, type BucketState } from "../bucket.js";
-import type { Clock } from "../clock.js";
-import { costOf, type Dimension } from "../dimensions.js";
-import type { Estimate } from "../options.js";
+import { advance, covers, levelAt, msUntilCovered, type BucketShape, type BucketState } from "../core/bucket.js";
+import type { Clock } from "../core/clock.js";
+import { type Dimension } from "../core/budget.js";
+import { costOf } from "../core/amounts.js";
+import type { Estimate } from "../core/limits.js";
 import type { Blocker, DimensionSnapshot, Store } from "./types.js";
 import { UnseenDraws } from "./unseen-draws.js";
 

@@ -1,4 +1,4 @@
-import type { Clock } from "./clock.js";
+import type { Clock } from "../core/clock.js";
 
 /** Node fires longer timeouts at once; longer delays are covered in hops. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;

@@ -1,4 +1,4 @@
-import type { ProviderName, ReportedDimension } from "./headers/types.js";
+import type { ProviderName, ReportedDimension } from "../headers/types.js";
 
 /**
  * How far one reading's boundary may be off: a second for formats that carry

@@ -1,7 +1,7 @@
-import type { Budget, Dimension } from "./dimensions.js";
-import { isSubWindowAllowance } from "./fixed-window.js";
-import type { RateLimitView, ReportedUnit } from "./headers/types.js";
-import type { Unit } from "./options.js";
+import type { Budget, Dimension } from "../core/budget.js";
+import { isSubWindowAllowance } from "./fixed-windows.js";
+import type { RateLimitView, ReportedUnit } from "../headers/types.js";
+import type { Unit } from "../core/limits.js";
 import { familyOf, UnknownWindows, type ResponseFacts } from "./unknown-windows.js";
 
 /** A budget the provider reported. */

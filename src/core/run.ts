@@ -1,6 +1,7 @@
-import type { Estimate, RunResult } from "./options.js";
+import type { RunResult } from "../options.js";
+import type { Estimate } from "./limits.js";
 import type { Reservation } from "./reservation.js";
-import type { FailureClass } from "./retry-hints.js";
+import type { FailureClass } from "../headers/failures.js";
 import { backoffMs, type RetryPolicy } from "./retry.js";
 
 /** What running a call needs from its limiter. */

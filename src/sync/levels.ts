@@ -1,7 +1,7 @@
-import { levelAt } from "./bucket.js";
-import type { RateLimitView } from "./headers/types.js";
-import { readWindow, windowFromRetryHint } from "./fixed-window.js";
-import type { Meter } from "./reservation.js";
+import { levelAt } from "../core/bucket.js";
+import type { RateLimitView } from "../headers/types.js";
+import { readWindow, windowFromRetryHint } from "./fixed-windows.js";
+import type { Meter } from "../core/reservation.js";
 
 /** What a header-carrying response is tied to: the admission that sent it. */
 export interface SyncOrigin {

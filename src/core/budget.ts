@@ -1,5 +1,6 @@
 import type { BucketShape } from "./bucket.js";
-import type { CustomLimit, Estimate, LimitChanges, Limits, Unit } from "./options.js";
+import type { CustomLimit, LimitChanges, Limits, Unit } from "./limits.js";
+import { plainObject, positive, shown, unknownOption } from "./values.js";
 
 /** One metered budget: a continuously refilling bucket. */
 export interface Dimension extends BucketShape {
@@ -33,48 +34,6 @@ const CUSTOM_KEYS: readonly string[] = ["unit", "limit", "windowMs", "capacity"]
 /** Whether `key` is one of the budget options of {@link Limits}. */
 export function isLimitKey(key: string): boolean {
   return LIMIT_KEY_SET.has(key);
-}
-
-/** A value as error messages show it: its type, and the value where that helps (`string "100"`). */
-export function shown(value: unknown): string {
-  switch (typeof value) {
-    case "string":
-      return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-    case "number":
-    case "undefined":
-      return String(value);
-    case "boolean":
-    case "bigint":
-      return `${typeof value} ${String(value)}`;
-    case "object":
-      return value === null ? "null" : Array.isArray(value) ? "an array" : "an object";
-    default:
-      return `a ${typeof value}`;
-  }
-}
-
-/** The error for a non-number where a number is required: a string "100" is a type mistake, not a range one. */
-export function notANumber(what: string, value: unknown): TypeError {
-  return new TypeError(`${what} must be a number, got ${shown(value)}`);
-}
-
-/** The error for an option key that is not one of `known` (typos such as `tmp`). */
-export function unknownOption(where: string, key: string, known: readonly string[]): TypeError {
-  return new TypeError(`${where}: unknown option "${key}"; the options are ${known.join(", ")}`);
-}
-
-/** Throws TypeError unless `value` is a number, RangeError unless it is finite and > 0. */
-export function positive(what: string, value: unknown): number {
-  if (typeof value !== "number") throw notANumber(what, value);
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${what} must be a finite number > 0, got ${value}`);
-  return value;
-}
-
-function plainObject(what: string, value: unknown): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new TypeError(`${what} must be an object, got ${shown(value)}`);
-  }
-  return value as Record<string, unknown>;
 }
 
 function customDimension(name: string, spec: unknown): Omit<Dimension, "capacity"> & { capacity?: number } {
@@ -160,50 +119,4 @@ export function mergeLimits(current: Limits, changes: LimitChanges): Limits {
     }
   }
   return next as Limits;
-}
-
-/** Whether any dimension meters input or output tokens separately. */
-export function needsSplitEstimate(dimensions: readonly Dimension[]): boolean {
-  return dimensions.some((d) => d.unit === "input" || d.unit === "output");
-}
-
-/**
- * What is wrong with an estimate or usage (`what` names it in the message), or
- * `undefined` when it is well-formed: a finite number >= 0, or `{ input, output }`
- * of such numbers; only the latter when input/output tokens are metered (`split`).
- */
-export function amountProblem(what: string, value: unknown, split: boolean): TypeError | RangeError | undefined {
-  if (typeof value === "number") {
-    if (!Number.isFinite(value) || value < 0)
-      return new RangeError(`${what} must be a finite number >= 0, got ${value}`);
-    return split
-      ? new TypeError(`${what} must be { input, output } when input or output tokens are limited`)
-      : undefined;
-  }
-  if (typeof value !== "object" || value === null) {
-    return new TypeError(`${what} must be a number or { input, output }, got ${shown(value)}`);
-  }
-  const { input, output } = value as { input?: unknown; output?: unknown };
-  for (const [part, n] of [
-    ["input", input],
-    ["output", output],
-  ] as const) {
-    if (typeof n !== "number") return notANumber(`${what}.${part}`, n);
-    if (!Number.isFinite(n) || n < 0) return new RangeError(`${what}.${part} must be a finite number >= 0, got ${n}`);
-  }
-  return undefined;
-}
-
-/** What an (already validated) estimate or usage costs on a dimension of `unit`. */
-export function costOf(unit: Unit, amount: Estimate): number {
-  switch (unit) {
-    case "requests":
-      return 1;
-    case "tokens":
-      return typeof amount === "number" ? amount : amount.input + amount.output;
-    case "input":
-      return typeof amount === "number" ? amount : amount.input;
-    case "output":
-      return typeof amount === "number" ? amount : amount.output;
-  }
 }

@@ -1,7 +1,7 @@
-import type { AbortSubscriber } from "./abort-fanout.js";
-import type { Estimate } from "./options.js";
+import type { AbortSubscriber } from "../core/abort-fanout.js";
+import type { Estimate } from "../core/limits.js";
 import type { DeadlineEntry, LinkedEntry } from "./queue.js";
-import type { Reservation } from "./reservation.js";
+import type { Reservation } from "../core/reservation.js";
 
 let nextResolve: (reservation: Reservation) => void = () => {};
 let nextReject: (reason: unknown) => void = () => {};

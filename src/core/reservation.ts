@@ -1,10 +1,12 @@
 import { subscribe, unsubscribe, type AbortSubscriber } from "./abort-fanout.js";
-import { amountProblem, costOf, type Dimension } from "./dimensions.js";
+import { type Dimension } from "./budget.js";
+import { amountProblem, costOf } from "./amounts.js";
 import { ReservationReleasedError } from "./errors.js";
-import type { HeaderInput, RateLimitView } from "./headers/types.js";
-import type { SyncOrigin } from "./level-sync.js";
-import type { Estimate, SyncOptions, Usage } from "./options.js";
-import type { ResetReading } from "./reset-evidence.js";
+import type { HeaderInput, RateLimitView } from "../headers/types.js";
+import type { SyncOrigin } from "../sync/levels.js";
+import type { SyncOptions } from "../options.js";
+import type { Estimate, Usage } from "./limits.js";
+import type { ResetReading } from "../sync/reset-evidence.js";
 
 /** Limiter-side tallies of one dimension, kept by name across reconfiguration. */
 export interface Meter {

@@ -1,16 +1,17 @@
-import type { Clock } from "./clock.js";
-import { costOf, type Dimension } from "./dimensions.js";
-import type { Meter } from "./reservation.js";
-import { MemoryStore } from "./store/memory.js";
+import type { Clock } from "../core/clock.js";
+import { type Dimension } from "../core/budget.js";
+import { costOf } from "../core/amounts.js";
+import type { Meter } from "../core/reservation.js";
+import { MemoryStore } from "../buckets/local-buckets.js";
 import {
   checkFailurePolicy,
   type Booking,
   type SharedLayout,
   type SharedStore,
   type StoreFailurePolicy,
-} from "./store/shared.js";
-import type { Blocker, DimensionSnapshot, Store } from "./store/types.js";
-import { Alarm } from "./timer.js";
+} from "../store/shared-store.js";
+import type { Blocker, DimensionSnapshot, Store } from "../buckets/types.js";
+import { Alarm } from "./alarm.js";
 import type { Waiter } from "./waiter.js";
 
 /** What shared admission needs from its limiter. */

@@ -1,5 +1,5 @@
-import type { ProviderName, ReportedDimension } from "./headers/types.js";
-import type { Meter } from "./reservation.js";
+import type { ProviderName, ReportedDimension } from "../headers/types.js";
+import type { Meter } from "../core/reservation.js";
 import { compareResets, resetReading } from "./reset-evidence.js";
 
 /** A provider level that jumps back by more than this fraction of capacity, beyond refill, is a window resetting. */

@@ -1,4 +1,4 @@
-import { notANumber } from "./dimensions.js";
+import { notANumber } from "./values.js";
 
 /** How `run` retries a call that the provider rejected with 429. */
 export interface RetryOptions {

@@ -1,9 +1,9 @@
-import { dimensionName } from "./headers/names.js";
-import type { RateLimitView, ReportedDimension, ReportedUnit } from "./headers/types.js";
-import { plausibleWindowOf, SLACK } from "./headers/window.js";
-import type { SyncOrigin } from "./level-sync.js";
-import type { Meter } from "./reservation.js";
-import type { FailureClass } from "./retry-hints.js";
+import { dimensionName } from "../headers/names.js";
+import type { RateLimitView, ReportedDimension, ReportedUnit } from "../headers/types.js";
+import { plausibleWindowOf, SLACK } from "../headers/window.js";
+import type { SyncOrigin } from "./levels.js";
+import type { Meter } from "../core/reservation.js";
+import type { FailureClass } from "../headers/failures.js";
 
 /** What a response tells besides its headers. */
 export interface ResponseFacts {

@@ -1,8 +1,8 @@
-import { MAX_DURATION_MS, SECOND } from "./headers/bounds.js";
-import { parseGoDuration } from "./headers/durations.js";
-import { parseDecimal, scanDecimal } from "./headers/numbers.js";
-import { parseRateLimitHeaders } from "./headers/parse.js";
-import type { HeaderInput, ParseOptions, RateLimitView } from "./headers/types.js";
+import { MAX_DURATION_MS, SECOND } from "./bounds.js";
+import { parseGoDuration } from "./durations.js";
+import { parseDecimal, scanDecimal } from "./numbers.js";
+import { parseRateLimitHeaders } from "./parse.js";
+import type { HeaderInput, ParseOptions, RateLimitView } from "./types.js";
 
 /**
  * Why a call failed, as far as retrying goes:

@@ -1,4 +1,4 @@
-import type { MemoryStore } from "./store/memory.js";
+import type { MemoryStore } from "../buckets/local-buckets.js";
 
 /** Calls sent at start-up before anything is heard of the key: a drained key costs about this many 429s. */
 const PROBE_CALLS = 4;

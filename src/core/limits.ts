@@ -1,0 +1,61 @@
+/** The shapes of budgets and of what a call costs against them. */
+
+/** What a dimension counts. */
+export type Unit = "requests" | "tokens" | "input" | "output";
+
+/** A budget beyond the shorthands, e.g. `{ unit: "tokens", limit: 20_000, windowMs: 10_000 }`. */
+export interface CustomLimit {
+  /** What it counts: one per request, total tokens, input tokens or output tokens. */
+  unit: Unit;
+  /** Units that refill over `windowMs`. */
+  limit: number;
+  /** The window the limit is stated over, in milliseconds. */
+  windowMs: number;
+  /** Burst size; default `limit` (a bucket that is full after a window idle). */
+  capacity?: number;
+}
+
+/** The budgets of a key. Every one is optional; an omitted one is not limited locally. */
+export interface Limits {
+  /** Requests per minute. */
+  rpm?: number;
+  /** Tokens (input + output) per minute. */
+  tpm?: number;
+  /** Requests per day. */
+  rpd?: number;
+  /** Tokens (input + output) per day. */
+  tpd?: number;
+  /** Input tokens per minute (Anthropic's ITPM). Estimates must then be `{ input, output }`. */
+  itpm?: number;
+  /** Output tokens per minute (Anthropic's OTPM). Estimates must then be `{ input, output }`. */
+  otpm?: number;
+  /** Requests in flight at once: a slot is held from admission until `release()`. */
+  concurrency?: number;
+  /** Any other budget, by name. */
+  limits?: Record<string, CustomLimit>;
+  /** Burst size per dimension name (default: the dimension's limit). */
+  capacity?: Record<string, number>;
+}
+
+/**
+ * Changes for {@link Limits} at run time: a given value replaces the current
+ * one, `null` removes the budget, an omitted key leaves it as it is.
+ */
+export type LimitChanges = {
+  [K in Exclude<keyof Limits, "limits" | "capacity">]?: number | null;
+} & {
+  /** Custom budgets to add or replace; `null` removes one. */
+  limits?: Record<string, CustomLimit | null>;
+  /** Burst sizes to set; `null` restores the default (the limit). */
+  capacity?: Record<string, number | null>;
+};
+
+/**
+ * A request's expected cost: total tokens (prompt + max_tokens; 0 for limits on
+ * requests only), or `{ input, output }` with `output` = max_tokens, which is
+ * required once input or output budgets are configured.
+ */
+export type Estimate = number | { input: number; output: number };
+
+/** What a call actually used: same shapes as {@link Estimate}. */
+export type Usage = Estimate;
