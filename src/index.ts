@@ -1,5 +1,5 @@
 export { Limiter, type LimiterSnapshot } from "./limiter.js";
-export { Reservation } from "./core/reservation.js";
+export type { Reservation } from "./core/reservation.js";
 export {
   LimiterError,
   RequestTooLargeError,

@@ -1,4 +1,4 @@
-import type { MemoryStore } from "../buckets/local-buckets.js";
+import type { LocalBuckets } from "../buckets/local-buckets.js";
 
 /** Calls sent at start-up before anything is heard of the key: a drained key costs about this many 429s. */
 const PROBE_CALLS = 4;
@@ -24,7 +24,7 @@ export class StartupProbe {
   /** When the hold gives up waiting for news (Infinity until it begins). */
   holdEnds = Infinity;
 
-  constructor(private readonly store: MemoryStore) {}
+  constructor(private readonly store: LocalBuckets) {}
 
   /** An admission at `now`: the last of the probe's calls holds the burst back. */
   admitted(now: number): void {

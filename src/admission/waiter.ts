@@ -1,12 +1,12 @@
 import type { AbortSubscriber } from "../core/abort-fanout.js";
 import type { Estimate } from "../core/limits.js";
 import type { DeadlineEntry, LinkedEntry } from "./queue.js";
-import type { Reservation } from "../core/reservation.js";
+import type { AdmittedCall } from "../core/reservation.js";
 
-let nextResolve: (reservation: Reservation) => void = () => {};
+let nextResolve: (reservation: AdmittedCall) => void = () => {};
 let nextReject: (reason: unknown) => void = () => {};
 // One shared executor: a closure per waiter would cost memory in long queues.
-function capture(resolve: (reservation: Reservation) => void, reject: (reason: unknown) => void): void {
+function capture(resolve: (reservation: AdmittedCall) => void, reject: (reason: unknown) => void): void {
   nextResolve = resolve;
   nextReject = reject;
 }
@@ -48,12 +48,12 @@ export class Waiter implements LinkedEntry<Waiter> {
     readonly estimate: Estimate,
     /** Whether its request count may be given back once admitted (see `Limiter.predictWait`). */
     readonly refundable: boolean,
-    readonly resolve: (reservation: Reservation) => void,
+    readonly resolve: (reservation: AdmittedCall) => void,
     readonly reject: (reason: unknown) => void,
   ) {}
 
   /** A waiter and the promise it settles. */
-  static create(estimate: Estimate, refundable: boolean): { waiter: Waiter; promise: Promise<Reservation> } {
+  static create(estimate: Estimate, refundable: boolean): { waiter: Waiter; promise: Promise<AdmittedCall> } {
     const promise = new Promise(capture);
     return { waiter: new Waiter(estimate, refundable, nextResolve, nextReject), promise };
   }

@@ -3,7 +3,7 @@ import type { Clock } from "../core/clock.js";
 import { type Dimension } from "../core/budget.js";
 import { costOf } from "../core/amounts.js";
 import type { Estimate } from "../core/limits.js";
-import type { Blocker, DimensionSnapshot, Store } from "./types.js";
+import type { Blocker, DimensionSnapshot } from "./types.js";
 import { UnseenDraws } from "./unseen-draws.js";
 
 /** One dimension's bucket: its shape (refill scaled by `share`) and state in one object. */
@@ -40,8 +40,11 @@ interface FixedWindow {
   periodMs: number;
 }
 
-/** Bucket state in this process: synchronous, so admission allocates nothing. */
-export class MemoryStore implements Store {
+/**
+ * Bucket state in this process: synchronous, so admission allocates nothing.
+ * Every method that admits takes from all dimensions and the concurrency slot together, or from none.
+ */
+export class LocalBuckets {
   private buckets: Bucket[] = [];
   private readonly byName = new Map<string, Bucket>();
   private concurrency: number | undefined;
@@ -55,6 +58,7 @@ export class MemoryStore implements Store {
     private readonly arrivalDelayMs: number,
   ) {}
 
+  /** Sets the dimensions (state of ones kept by name carries over) and the concurrency limit. */
   configure(dimensions: readonly Dimension[], concurrency: number | undefined): void {
     const now = this.clock.now();
     const buckets = dimensions.map((dimension) => {
@@ -94,6 +98,9 @@ export class MemoryStore implements Store {
     this.concurrency = concurrency;
   }
 
+  /**
+   * Takes `estimate` from every dimension and one slot if all have room at monotonic time `now`; else takes nothing.
+   */
   take(estimate: Estimate, now: number): boolean {
     const buckets = this.buckets;
     if (this.concurrency !== undefined && this.inUse >= this.concurrency) return false;
@@ -114,6 +121,7 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  /** What keeps `estimate` out now (call after `take` said no). */
   blocker(estimate: Estimate): Blocker {
     const now = this.clock.now();
     let dimension = "";
@@ -139,6 +147,11 @@ export class MemoryStore implements Store {
     return { dimension, waitMs };
   }
 
+  /**
+   * Adds `amount` to dimension `name` (a refund; negative: an extra charge), capped at capacity. Unknown names are
+   * ignored.
+   * `chargedAt` is when the charge was made: a fixed window that has ended since forgets it.
+   */
   give(name: string, amount: number, chargedAt: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
@@ -159,6 +172,7 @@ export class MemoryStore implements Store {
     if (bucket.own) bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
   }
 
+  /** Current level of dimension `name` (refilled to now), if it exists. */
   level(name: string): number | undefined {
     const bucket = this.byName.get(name);
     if (!bucket) return undefined;
@@ -166,6 +180,7 @@ export class MemoryStore implements Store {
     return bucket.level;
   }
 
+  /** Lowers dimension `name` to at most `level`; never raises it. */
   lower(name: string, level: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
@@ -173,6 +188,10 @@ export class MemoryStore implements Store {
     if (level < bucket.level) setBelowOwn(bucket, level);
   }
 
+  /**
+   * Sets dimension `name` to `level` as a fresher response reports it, but
+   * never above this limiter's own count (so earlier corrections do not pile up).
+   */
   resync(name: string, level: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
@@ -182,6 +201,7 @@ export class MemoryStore implements Store {
     else bucket.level = own;
   }
 
+  /** Refills dimension `name` at `share` (0..1] of its rate: other clients draw on the same key. */
   setShare(name: string, share: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
@@ -191,6 +211,16 @@ export class MemoryStore implements Store {
     keepOwnApart(bucket);
   }
 
+  /** The fraction of its rate dimension `name` refills at (see {@link setShare}); 1 for an unknown name. */
+  share(name: string): number {
+    return this.byName.get(name)?.share ?? 1;
+  }
+
+  /**
+   * The provider meters dimension `name` in fixed windows of `periodMs`, the
+   * current one begun at or before monotonic time `startedBy`: nothing refills
+   * until it ends, then the level is the whole capacity.
+   */
   alignWindow(name: string, startedBy: number, periodMs: number): void {
     const bucket = this.byName.get(name);
     if (!bucket) return;
@@ -213,6 +243,7 @@ export class MemoryStore implements Store {
     window.periodMs = periodMs;
   }
 
+  /** The headers showed dimension `name` to be a continuous bucket after all: it refills again, with no reset ahead. */
   endWindows(name: string): void {
     const bucket = this.byName.get(name);
     if (!bucket?.window) return;
@@ -239,19 +270,23 @@ export class MemoryStore implements Store {
     for (const bucket of this.buckets) bucket.floor = 0;
   }
 
+  /** No admission with a positive cost on `name` before monotonic time `until`. */
   pause(name: string, until: number): void {
     const bucket = this.byName.get(name);
     if (bucket && until > bucket.pausedUntil) bucket.pausedUntil = until;
   }
 
+  /** Frees one concurrency slot (with a shared store, the reservation's lease). */
   releaseSlot(): void {
     if (this.inUse > 0) this.inUse--;
   }
 
+  /** Slots in use. */
   slotsInUse(): number {
     return this.inUse;
   }
 
+  /** The current level of every dimension. */
   snapshot(): Record<string, DimensionSnapshot> {
     const now = this.clock.now();
     const view: Record<string, DimensionSnapshot> = {};

@@ -1,38 +1,61 @@
 /**
- * Typed errors, one class per cause. `instanceof` works across the ESM and CJS
- * builds (and across duplicated copies of the package) because each class
- * recognises instances by a registry-wide symbol, not by prototype identity.
+ * Typed errors, one class per cause, told apart by `code`. `instanceof` works
+ * across the ESM and CJS builds (and across duplicated copies of the package)
+ * because each class recognises instances by a registry-wide brand holding
+ * the code, not by prototype identity or class name.
  */
 
-const kinds = Symbol.for("llm-limiter.error-kinds");
+/** Every `code` a {@link LimiterError} carries, one per error class. */
+export type LimiterErrorCode =
+  | "REQUEST_TOO_LARGE"
+  | "QUEUE_FULL"
+  | "WAIT_TIMEOUT"
+  | "LIMITER_CLOSED"
+  | "RESERVATION_RELEASED"
+  | "STORE_UNAVAILABLE"
+  | "STORE_REPLY";
 
-type Branded = { [kinds]?: readonly string[] };
+/** Each code's class name (set explicitly: bundlers may rename classes). */
+const NAMES: Record<LimiterErrorCode, string> = {
+  REQUEST_TOO_LARGE: "RequestTooLargeError",
+  QUEUE_FULL: "QueueFullError",
+  WAIT_TIMEOUT: "WaitTimeoutError",
+  LIMITER_CLOSED: "LimiterClosedError",
+  RESERVATION_RELEASED: "ReservationReleasedError",
+  STORE_UNAVAILABLE: "StoreUnavailableError",
+  STORE_REPLY: "StoreReplyError",
+};
+
+const brand = Symbol.for("llm-limiter.error-code");
+
+type Branded = { [brand]?: unknown };
 
 /** Base class of every error the limiter raises on purpose. */
 export class LimiterError extends Error {
+  /** The code of the errors this class stands for; `undefined` on the base class, which stands for all. */
+  static readonly code: LimiterErrorCode | undefined = undefined;
   /** Stable machine-readable cause, e.g. `"REQUEST_TOO_LARGE"`. */
-  readonly code: string;
+  readonly code: LimiterErrorCode;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: LimiterErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
-    this.name = new.target.name;
-    const chain: string[] = [];
-    for (let c: unknown = new.target; c && c !== Error; c = Object.getPrototypeOf(c)) {
-      chain.push((c as { name: string }).name);
-    }
-    Object.defineProperty(this, kinds, { value: chain });
+    this.name = NAMES[code];
+    Object.defineProperty(this, brand, { value: code });
   }
 
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (typeof value !== "object" || value === null) return false;
-    const chain = (value as Branded)[kinds];
-    return Array.isArray(chain) ? chain.includes(this.name) : false;
+    const code = (value as Branded)[brand];
+    return typeof code === "string" && (this.code === undefined || code === this.code);
   }
 }
 
 /** A request whose cost exceeds a dimension's capacity: it could never be admitted. */
 export class RequestTooLargeError extends LimiterError {
+  static override readonly code = "REQUEST_TOO_LARGE";
+  declare readonly code: "REQUEST_TOO_LARGE";
+
   constructor(
     /** The dimension that can never hold the request. */
     readonly dimension: string,
@@ -50,6 +73,9 @@ export class RequestTooLargeError extends LimiterError {
 
 /** The queue already holds `maxQueue` waiters. */
 export class QueueFullError extends LimiterError {
+  static override readonly code = "QUEUE_FULL";
+  declare readonly code: "QUEUE_FULL";
+
   constructor(readonly maxQueue: number) {
     super("QUEUE_FULL", `The admission queue is full (maxQueue ${maxQueue})`);
   }
@@ -69,6 +95,9 @@ const DAY_MS = 86_400_000;
 
 /** A request could not be admitted within its `maxWaitMs`. */
 export class WaitTimeoutError extends LimiterError {
+  static override readonly code = "WAIT_TIMEOUT";
+  declare readonly code: "WAIT_TIMEOUT";
+
   /** Wall-clock epoch ms at which the binding dimension has room again, where known. */
   readonly availableAt: number | undefined;
 
@@ -116,6 +145,9 @@ function formatSpan(ms: number): string {
 
 /** The limiter was closed; no request is admitted any more. */
 export class LimiterClosedError extends LimiterError {
+  static override readonly code = "LIMITER_CLOSED";
+  declare readonly code: "LIMITER_CLOSED";
+
   constructor() {
     super("LIMITER_CLOSED", "The limiter is closed");
   }
@@ -123,6 +155,9 @@ export class LimiterClosedError extends LimiterError {
 
 /** `settle` was called on a reservation that was already released. */
 export class ReservationReleasedError extends LimiterError {
+  static override readonly code = "RESERVATION_RELEASED";
+  declare readonly code: "RESERVATION_RELEASED";
+
   constructor() {
     super("RESERVATION_RELEASED", "The reservation was already released; settle it before release()");
   }

@@ -1,77 +1,58 @@
 import { subscribe, unsubscribe, type AbortSubscriber } from "./abort-fanout.js";
-import { type Dimension } from "./budget.js";
 import { amountProblem, costOf } from "./amounts.js";
 import { ReservationReleasedError } from "./errors.js";
+import type { FailureClass } from "../headers/failures.js";
 import type { HeaderInput, RateLimitView } from "../headers/types.js";
-import type { SyncOrigin } from "../sync/levels.js";
+import type { Meter } from "./meter.js";
+import type { SyncOrigin } from "./origin.js";
 import type { SyncOptions } from "../options.js";
 import type { Estimate, Usage } from "./limits.js";
-import type { ResetReading } from "../sync/reset-evidence.js";
 
-/** Limiter-side tallies of one dimension, kept by name across reconfiguration. */
-export interface Meter {
-  readonly name: string;
-  /** The dimension as it is configured now. */
-  dimension: Dimension;
-  /** Cost of the queued waiters. */
-  queued: number;
-  /** Charges held by unreleased reservations: what settles could still refund. */
-  held: number;
+/**
+ * What an admitted request holds: its charge on every dimension and a
+ * concurrency slot, until it settles its actual usage and is released.
+ * `Limiter.acquire` returns one; `Limiter.run` hands one to its `fn`.
+ */
+export interface Reservation {
+  /** The estimate the request was admitted on. */
+  readonly estimate: Estimate;
   /**
-   * Net drawn since the meter was created: charged at admission, less refunds,
-   * plus extra charges. Marks of it tell what a response could not have counted.
+   * An abort signal to pass on to the model call, this call's own: it aborts
+   * with the caller's `reason` when the caller's signal aborts before
+   * `release()` (never, when none was given). Whatever the model call
+   * attaches to it is collected with the reservation.
    */
-  admitted: number;
-  /** `seq` of the freshest response whose levels were applied. */
-  syncedSeq: number;
-  /** When levels were last synced (monotonic ms). */
-  lastSyncAt: number | undefined;
-  /** Estimated rate (units/ms) at which other clients draw on the same key. */
-  othersRate: number;
-  /** Fraction of the rate this client refills at, from `othersRate`. */
-  share: number;
+  readonly signal: AbortSignal;
+  /** Whether `release()` was called. */
+  readonly released: boolean;
   /**
-   * Fraction of a shared key's visible headroom this client takes: cut by 429s
-   * (the evidence that several clients read the same remaining), recovering over time.
+   * Applies the rate-limit headers of this request's response (pass
+   * `{ status: 429, body }` for a rejection). Knowing which request carried them
+   * lets the limiter discount what it admitted since, and ignore stale ones.
+   * Returns the parsed view. Works after `release()` too.
    */
-  headroom: number;
-  /** The provider's level and the local one as the last sync left them. */
-  lastTruth: number;
-  lastSet: number;
-  /** The headers showed the provider metering this dimension in fixed windows: no share learning. */
-  windowed: boolean;
-  /** Admissions counted when a 429 last cut `share` and `headroom`: 429s of requests admitted by then add nothing. */
-  cutAtSeq: number;
-  /** The reset reading later ones are compared with to tell a fixed window from a bucket. */
-  resetAnchor: ResetReading | undefined;
-  /** The dimension was removed or replaced: reservations charged on it settle nowhere. */
-  retired: boolean;
+  sync(headers: HeaderInput, options?: SyncOptions): RateLimitView;
+  /**
+   * Reconciles the charge to actual usage: less than the estimate gives the
+   * difference back, more charges the extra (a dimension may go into debt).
+   * May be called again as usage grows (streams); the last call counts.
+   * Throws `ReservationReleasedError` after `release()`, TypeError/RangeError on
+   * a malformed `used` (and then changes nothing).
+   */
+  settle(used: Usage): void;
+  /**
+   * Gives back the whole charge, the request itself included: for a call the
+   * provider did not count (it never left, or failed before the provider
+   * metered it). A call that reached the provider should `settle` instead,
+   * since providers count failed calls. Throws `ReservationReleasedError` after `release()`.
+   */
+  refund(): void;
+  /** Frees the concurrency slot and makes the charge final. Idempotent. */
+  release(): void;
 }
 
-/** A new meter for `dimension`. */
-export function createMeter(dimension: Dimension): Meter {
-  return {
-    name: dimension.name,
-    dimension,
-    queued: 0,
-    held: 0,
-    admitted: 0,
-    syncedSeq: 0,
-    lastSyncAt: undefined,
-    othersRate: 0,
-    share: 1,
-    headroom: 1,
-    cutAtSeq: 0,
-    lastTruth: 0,
-    lastSet: 0,
-    windowed: false,
-    resetAnchor: undefined,
-    retired: false,
-  };
-}
-
-/** What a reservation needs from its limiter. */
-export interface ReservationHost {
+/** What an admitted call needs from its limiter: its reservation's bookkeeping, and `run`'s retries. */
+export interface CallHost {
   /** Adds `amount` back to the meter's dimension (negative: charges more) for a charge made at `chargedAt`. */
   give(meter: Meter, amount: number, chargedAt: number): void;
   /** Capacity came back: admission may proceed. */
@@ -82,6 +63,17 @@ export interface ReservationHost {
   parse(headers: HeaderInput, options: SyncOptions | undefined): RateLimitView;
   /** Applies read headers that the request of `origin` carried. */
   apply(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): void;
+  /** Admits a retry at the head of the queue, not before monotonic time `notBefore`. */
+  readmit(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    notBefore: number,
+    refundable: boolean,
+  ): Promise<AdmittedCall>;
+  now(): number;
+  warn(warning: Error): void;
+  /** Reads a failure as the limiter reads headers (its wall clock, its provider's dialect). */
+  classify(error: unknown): FailureClass;
 }
 
 /**
@@ -103,11 +95,8 @@ class CallController extends AbortController implements AbortSubscriber {
   }
 }
 
-/**
- * What an admitted request holds: its charge on every dimension and a
- * concurrency slot, until it settles its actual usage and is released.
- */
-export class Reservation implements SyncOrigin {
+/** A {@link Reservation} as the limiter keeps it: also the origin of the headers its response carries. */
+export class AdmittedCall implements Reservation, SyncOrigin {
   private done = false;
   /** Inside `run`: headers are held back until the call's usage is settled. */
   private deferring = false;
@@ -123,24 +112,23 @@ export class Reservation implements SyncOrigin {
   /** Made on the first read of `signal`: nothing is allocated for calls that never read it. */
   private call: CallController | undefined;
 
-  /** @internal Created by the limiter on admission. */
   constructor(
-    private readonly host: ReservationHost,
+    readonly host: CallHost,
     private readonly meters: readonly Meter[],
     /** The estimate the request was admitted on. */
     readonly estimate: Estimate,
     private readonly callerSignal: AbortSignal | undefined,
-    /** @internal Admission order, for telling fresher responses from older ones. */
+    /** Admission order, for telling fresher responses from older ones. */
     readonly seq: number,
-    /** @internal Monotonic time of admission. */
+    /** Monotonic time of admission. */
     readonly admittedAtMs: number,
-    /** @internal Whether the limiter meters input and output apart (usage must then be `{ input, output }`). */
+    /** Whether the limiter meters input and output apart (usage must then be `{ input, output }`). */
     private readonly split: boolean,
-    /** @internal Whether its request count may be given back (`acquire`, or `run` with `refundOnError`). */
+    /** Whether its request count may be given back (`acquire`, or `run` with `refundOnError`). */
     private readonly refundable: boolean,
-    /** @internal A shared store's totals right after this booking (they count every replica). */
+    /** A shared store's totals right after this booking (they count every replica). */
     storeMarks?: readonly number[],
-    /** @internal The shared store's concurrency lease. */
+    /** The shared store's concurrency lease. */
     private readonly lease?: string,
   ) {
     // Plain loops on the hot path: no closure per admission.
@@ -157,18 +145,11 @@ export class Reservation implements SyncOrigin {
     this.books = books;
   }
 
-  /** @internal */
   markOf(meter: Meter): number | undefined {
     const i = this.meters.indexOf(meter);
     return i < 0 ? undefined : this.books[i];
   }
 
-  /**
-   * Applies the rate-limit headers of this request's response (pass
-   * `{ status: 429, body }` for a rejection). Knowing which request carried them
-   * lets the limiter discount what it admitted since, and ignore stale ones.
-   * Returns the parsed view. Works after `release()` too.
-   */
   sync(headers: HeaderInput, options?: SyncOptions): RateLimitView {
     const view = this.host.parse(headers, options);
     // A 429 must pause admission now; other headers inside `run` wait for the settle (see `deferSyncs`).
@@ -179,7 +160,7 @@ export class Reservation implements SyncOrigin {
   }
 
   /**
-   * @internal `run` settles a call's usage after `fn`, which may already have
+   * `run` settles a call's usage after `fn`, which may already have
    * synced the response's headers. A finished response's headers may count
    * the call's actual usage, so applying them before the settle's refund
    * would count the refund twice; they wait for `flushSyncs`.
@@ -188,7 +169,7 @@ export class Reservation implements SyncOrigin {
     this.deferring = true;
   }
 
-  /** @internal Applies the headers held back by `deferSyncs`, in order. */
+  /** Applies the headers held back by `deferSyncs`, in order. */
   flushSyncs(): void {
     const deferred = this.deferred;
     this.deferring = false;
@@ -200,12 +181,6 @@ export class Reservation implements SyncOrigin {
     }
   }
 
-  /**
-   * An abort signal to pass on to the model call, this call's own: it aborts
-   * with the caller's `reason` when the caller's signal aborts before
-   * `release()` (never, when none was given). Whatever the model call
-   * attaches to it is collected with the reservation.
-   */
   get signal(): AbortSignal {
     if (!this.call) {
       const caller = this.callerSignal;
@@ -217,18 +192,10 @@ export class Reservation implements SyncOrigin {
     return this.call.signal;
   }
 
-  /** Whether `release()` was called. */
   get released(): boolean {
     return this.done;
   }
 
-  /**
-   * Reconciles the charge to actual usage: less than the estimate gives the
-   * difference back, more charges the extra (a dimension may go into debt).
-   * May be called again as usage grows (streams); the last call counts.
-   * Throws `ReservationReleasedError` after `release()`, TypeError/RangeError on
-   * a malformed `used` (and then changes nothing).
-   */
   settle(used: Usage): void {
     if (this.done) throw new ReservationReleasedError();
     // A plain token count needs no general check unless input and output are metered apart.
@@ -238,13 +205,11 @@ export class Reservation implements SyncOrigin {
     this.recharge(used);
   }
 
-  /** Gives back everything, requests included (for calls the provider did not count). */
   refund(): void {
     if (this.done) throw new ReservationReleasedError();
     this.recharge(undefined);
   }
 
-  /** Frees the concurrency slot and makes the charge final. Idempotent. */
   release(): void {
     if (this.done) return;
     this.done = true;

@@ -1,23 +1,6 @@
 import type { RunResult } from "../options.js";
-import type { Estimate } from "./limits.js";
-import type { Reservation } from "./reservation.js";
-import type { FailureClass } from "../headers/failures.js";
+import type { AdmittedCall, Reservation } from "./reservation.js";
 import { backoffMs, type RetryPolicy } from "./retry.js";
-
-/** What running a call needs from its limiter. */
-export interface RunHost {
-  /** Admits a retry at the head of the queue, not before monotonic time `notBefore`. */
-  readmit(
-    estimate: Estimate,
-    signal: AbortSignal | undefined,
-    notBefore: number,
-    refundable: boolean,
-  ): Promise<Reservation>;
-  now(): number;
-  warn(warning: Error): void;
-  /** Reads a failure as the limiter reads headers (its wall clock, its provider's dialect). */
-  classify(error: unknown): FailureClass;
-}
 
 /** How one `run` call behaves. */
 export interface RunPlan {
@@ -34,33 +17,27 @@ type Fn<T> = (reservation: Reservation) => Promise<RunResult<T>> | RunResult<T>;
  * as its hint says) and, within the retry policy, retried at the head of the
  * queue after the hint or a jittered backoff.
  */
-export function runAdmitted<T>(host: RunHost, first: Reservation, fn: Fn<T>, plan: RunPlan): Promise<T> {
-  if (plan.retry) return runRetrying(host, first, fn, plan, plan.retry);
+export function runAdmitted<T>(first: AdmittedCall, fn: Fn<T>, plan: RunPlan): Promise<T> {
+  if (plan.retry) return runRetrying(first, fn, plan, plan.retry);
   // Without retries, plain promise callbacks: an async function here costs a third of the throughput.
   first.deferSyncs();
   let result: Promise<RunResult<T>> | RunResult<T>;
   try {
     result = fn(first);
   } catch (error) {
-    fail(host, first, error, plan, undefined);
+    fail(first, error, plan, undefined);
     return Promise.reject(error);
   }
   return Promise.resolve(result).then(
-    (outcome) => finish(host, first, outcome),
+    (outcome) => finish(first, outcome),
     (error: unknown) => {
-      fail(host, first, error, plan, undefined);
+      fail(first, error, plan, undefined);
       throw error;
     },
   );
 }
 
-async function runRetrying<T>(
-  host: RunHost,
-  first: Reservation,
-  fn: Fn<T>,
-  plan: RunPlan,
-  retry: RetryPolicy,
-): Promise<T> {
+async function runRetrying<T>(first: AdmittedCall, fn: Fn<T>, plan: RunPlan, retry: RetryPolicy): Promise<T> {
   let reservation = first;
   for (let attempt = 0; ; attempt++) {
     let outcome: RunResult<T>;
@@ -68,12 +45,17 @@ async function runRetrying<T>(
     try {
       outcome = await fn(reservation);
     } catch (error) {
-      const delay = fail(host, reservation, error, plan, { retry, attempt });
+      const delay = fail(reservation, error, plan, { retry, attempt });
       if (delay === undefined) throw error;
-      reservation = await host.readmit(reservation.estimate, plan.signal, host.now() + delay, plan.refundOnError);
+      reservation = await reservation.host.readmit(
+        reservation.estimate,
+        plan.signal,
+        reservation.host.now() + delay,
+        plan.refundOnError,
+      );
       continue;
     }
-    return finish(host, reservation, outcome);
+    return finish(reservation, outcome);
   }
 }
 
@@ -83,13 +65,12 @@ async function runRetrying<T>(
  * policy allows, or `undefined`: the error stands.
  */
 function fail(
-  host: RunHost,
-  reservation: Reservation,
+  reservation: AdmittedCall,
   error: unknown,
   plan: RunPlan,
   retrying: { retry: RetryPolicy; attempt: number } | undefined,
 ): number | undefined {
-  const delay = retryDelay(host, reservation, error, retrying?.retry, retrying?.attempt ?? 0);
+  const delay = retryDelay(reservation, error, retrying?.retry, retrying?.attempt ?? 0);
   if (delay === undefined && plan.refundOnError) reservation.refund();
   reservation.flushSyncs();
   reservation.release();
@@ -97,9 +78,9 @@ function fail(
 }
 
 /** Settles an attempt's reported usage, then applies its headers and releases. */
-function finish<T>(host: RunHost, reservation: Reservation, outcome: RunResult<T>): T {
+function finish<T>(reservation: AdmittedCall, outcome: RunResult<T>): T {
   try {
-    return settle(host, reservation, outcome);
+    return settle(reservation, outcome);
   } finally {
     reservation.flushSyncs();
     reservation.release();
@@ -108,8 +89,7 @@ function finish<T>(host: RunHost, reservation: Reservation, outcome: RunResult<T
 
 /** Syncs a failure's headers; returns how long to wait before retrying it, or `undefined` for no retry. */
 function retryDelay(
-  host: RunHost,
-  reservation: Reservation,
+  reservation: AdmittedCall,
   error: unknown,
   retry: RetryPolicy | undefined,
   attempt: number,
@@ -123,14 +103,14 @@ function retryDelay(
     reservation.sync(headers as never, { status, body });
   }
   if (!retry || attempt >= retry.attempts) return undefined;
-  const failure = host.classify(error);
+  const failure = reservation.host.classify(error);
   if (failure.kind !== "rate" || failure.shouldRetry === false) return undefined;
   return failure.retryAfterMs ?? backoffMs(retry, attempt);
 }
 
-function settle<T>(host: RunHost, reservation: Reservation, outcome: RunResult<T>): T {
+function settle<T>(reservation: AdmittedCall, outcome: RunResult<T>): T {
   if (typeof outcome !== "object" || outcome === null || !("value" in outcome)) {
-    host.warn(
+    reservation.host.warn(
       new TypeError(
         "run(): fn should resolve to { value, used? }; its result is returned as the value and the estimate stands",
       ),
@@ -141,7 +121,9 @@ function settle<T>(host: RunHost, reservation: Reservation, outcome: RunResult<T
     try {
       reservation.settle(outcome.used);
     } catch (error) {
-      host.warn(new TypeError(`run(): ignoring the reported usage, the estimate stands: ${(error as Error).message}`));
+      reservation.host.warn(
+        new TypeError(`run(): ignoring the reported usage, the estimate stands: ${(error as Error).message}`),
+      );
     }
   }
   return outcome.value;

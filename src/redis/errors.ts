@@ -2,6 +2,9 @@ import { LimiterError } from "../core/errors.js";
 
 /** Redis did not answer in time, or could not be reached; `cause` holds the underlying error. */
 export class StoreUnavailableError extends LimiterError {
+  static override readonly code = "STORE_UNAVAILABLE";
+  declare readonly code: "STORE_UNAVAILABLE";
+
   constructor(message: string, options: { cause: unknown }) {
     super("STORE_UNAVAILABLE", message, options);
   }
@@ -15,6 +18,9 @@ export class StoreUnavailableError extends LimiterError {
  * the client's error.
  */
 export class StoreReplyError extends LimiterError {
+  static override readonly code = "STORE_REPLY";
+  declare readonly code: "STORE_REPLY";
+
   constructor(
     /** The reply's text, e.g. `"WRONGTYPE Operation against a key holding the wrong kind of value"`. */
     readonly reply: string,

@@ -1,5 +1,6 @@
 import type { ProviderName, ReportedDimension } from "../headers/types.js";
-import type { Meter } from "../core/reservation.js";
+import type { Dimension } from "../core/budget.js";
+import type { SyncState } from "./state.js";
 import { compareResets, resetReading } from "./reset-evidence.js";
 
 /** A provider level that jumps back by more than this fraction of capacity, beyond refill, is a window resetting. */
@@ -15,7 +16,7 @@ export function isSubWindowAllowance(provider: ProviderName | "unknown", reporte
   return provider === "azure" && reported.resetMs === undefined;
 }
 
-/** What one sync tells about a meter's window. */
+/** What one sync tells about a dimension's window. */
 export interface WindowReading {
   /** The provider's current window began at or before this monotonic time. */
   readonly startedBy: number;
@@ -30,8 +31,7 @@ export interface WindowReading {
  * capacity) gives a hair under 10 s, rounded up to the whole second (late is
  * the safe side).
  */
-function windowPeriodMs(meter: Meter): number {
-  const { limit, windowMs, capacity } = meter.dimension;
+function windowPeriodMs({ limit, windowMs, capacity }: Dimension): number {
   const period = (capacity * windowMs) / limit;
   return period >= windowMs ? windowMs : Math.ceil(period / SECOND - 1e-9) * SECOND;
 }
@@ -42,14 +42,19 @@ function windowPeriodMs(meter: Meter): number {
  * rounded up, so the end it gives is a late bound: the safe side. A hint
  * longer than a window is not about this one.
  */
-export function windowFromRetryHint(meter: Meter, retryAfterMs: number, now: number): WindowReading | undefined {
-  const periodMs = windowPeriodMs(meter);
-  if (!meter.windowed || retryAfterMs > periodMs) return undefined;
+export function windowFromRetryHint(
+  state: SyncState,
+  dimension: Dimension,
+  retryAfterMs: number,
+  now: number,
+): WindowReading | undefined {
+  const periodMs = windowPeriodMs(dimension);
+  if (!state.windowed || retryAfterMs > periodMs) return undefined;
   return { startedBy: now + retryAfterMs - periodMs, periodMs };
 }
 
 /**
- * Reads what a response says about fixed windows on `meter`. A dimension is
+ * Reads what a response says about fixed windows on `dimension`. A dimension is
  * marked windowed when two readings of its reset point at the same boundary
  * while a bucket's would have moved (see {@link compareResets}: one reading
  * cannot tell, since a skewed wall clock or rounding shifts it), by Azure's
@@ -62,35 +67,36 @@ export function windowFromRetryHint(meter: Meter, retryAfterMs: number, now: num
  * response tells it, or `"revoked"` when it shows a continuous bucket after all.
  */
 export function readWindow(
-  meter: Meter,
+  state: SyncState,
+  dimension: Dimension,
   reported: ReportedDimension,
   provider: ProviderName | "unknown",
   moved: { providerGain: number; localGain: number; dt: number } | undefined,
   now: number,
 ): WindowReading | "revoked" | undefined {
-  const periodMs = windowPeriodMs(meter);
+  const periodMs = windowPeriodMs(dimension);
   if (reported.resetMs !== undefined) {
     const reading = resetReading(reported, provider, now);
     if (reading === undefined) return undefined;
-    const anchor = meter.resetAnchor;
+    const anchor = state.resetAnchor;
     const evidence = anchor === undefined ? "unrelated" : compareResets(anchor, reading, reported.windowMs!, periodMs);
     // Evidence builds up with draws and time: keep the earlier reading until the pair tells.
-    if (evidence !== "too-close") meter.resetAnchor = reading;
-    if (evidence === "bucket" && meter.windowed) {
-      meter.windowed = false;
+    if (evidence !== "too-close") state.resetAnchor = reading;
+    if (evidence === "bucket" && state.windowed) {
+      state.windowed = false;
       return "revoked";
     }
-    if (evidence === "window") meter.windowed = true;
+    if (evidence === "window") state.windowed = true;
     // Stamped at the latest now: the boundary is at or before now + reset (+1 ms for rounding to the ms).
-    return meter.windowed ? { startedBy: now + reported.resetMs + 1 - periodMs, periodMs } : undefined;
+    return state.windowed ? { startedBy: now + reported.resetMs + 1 - periodMs, periodMs } : undefined;
   }
-  if (isSubWindowAllowance(provider, reported)) meter.windowed = true;
+  if (isSubWindowAllowance(provider, reported)) state.windowed = true;
   if (moved === undefined) return undefined;
-  const { limit, windowMs, capacity } = meter.dimension;
-  const refilled = meter.windowed ? 0 : (moved.dt * limit) / windowMs;
+  const { limit, windowMs, capacity } = dimension;
+  const refilled = state.windowed ? 0 : (moved.dt * limit) / windowMs;
   const unexplained = moved.providerGain - Math.max(0, moved.localGain) - refilled;
   if (unexplained <= capacity * JUMP_FRACTION) return undefined;
-  meter.windowed = true;
+  state.windowed = true;
   // The jump happened since the last response: the window began at or before now.
   return { startedBy: now, periodMs };
 }

@@ -1,8 +1,8 @@
 import { dimensionName } from "../headers/names.js";
 import type { RateLimitView, ReportedDimension, ReportedUnit } from "../headers/types.js";
 import { plausibleWindowOf, SLACK } from "../headers/window.js";
-import type { SyncOrigin } from "./levels.js";
-import type { Meter } from "../core/reservation.js";
+import type { SyncOrigin } from "../core/origin.js";
+import type { Meter } from "../core/meter.js";
 import type { FailureClass } from "../headers/failures.js";
 
 /** What a response tells besides its headers. */

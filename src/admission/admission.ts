@@ -1,0 +1,77 @@
+import type { DimensionSnapshot } from "../buckets/types.js";
+import type { Clock } from "../core/clock.js";
+import type { Ledger } from "../core/ledger.js";
+import type { Estimate } from "../core/limits.js";
+import type { Meters } from "../core/meters.js";
+import type { AdmittedCall } from "../core/reservation.js";
+
+/** What a limiter's admission is built from. */
+export interface AdmissionParts {
+  readonly clock: Clock;
+  /** The budget in force and its meters (the limiter applies changes, then calls `configure`). */
+  readonly meters: Meters;
+  /** Where admitted requests get their reservations. */
+  readonly ledger: Ledger;
+  /** Most requests that may wait at once. */
+  readonly maxQueue: number;
+}
+
+/** Levels and slots as `Limiter.snapshot` reports them. */
+export interface AdmissionLevels {
+  readonly dimensions: Record<string, DimensionSnapshot>;
+  /** Concurrency slots in use. */
+  readonly slotsInUse: number;
+}
+
+/**
+ * How requests are admitted: one interface whether the buckets live in this
+ * process (`LocalAdmission`) or in a store every replica shares (`SharedAdmission`).
+ * Requests wait in FIFO order; each is admitted once all of its dimensions have room.
+ */
+export interface Admission {
+  /** Requests waiting for admission. */
+  readonly queued: number;
+  /** Whether `close()` was called. */
+  readonly closed: boolean;
+  /** Takes the budget now in `meters` (its dimensions and concurrency) into the buckets. */
+  configure(): void;
+  /** Admits at once when nothing waits, nothing holds admission back and `estimate` fits; else `undefined`. */
+  admitNow(estimate: Estimate, signal: AbortSignal | undefined, refundable: boolean): AdmittedCall | undefined;
+  /**
+   * `admitNow` for `tryAcquire`, which never waits: throws TypeError where
+   * admission is asynchronous (a shared store answers over the network).
+   */
+  tryNow(estimate: Estimate): AdmittedCall | undefined;
+  /** Queues a request at the tail; rejects at once if the queue is full or the wait is known to be too long. */
+  enqueue(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    maxWaitMs: number,
+    refundable: boolean,
+  ): Promise<AdmittedCall>;
+  /** A retry: back at the head of the queue, admitted no earlier than monotonic `notBefore`. */
+  readmit(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    notBefore: number,
+    refundable: boolean,
+  ): Promise<AdmittedCall>;
+  /** Rejects every waiter `problemWith` finds a problem with (the budget changed), with that problem. */
+  rejectWhere(problemWith: (estimate: Estimate) => Error | undefined): void;
+  /** A charge of `amount` on dimension `name` given back (negative: charged more), made at `chargedAt`. */
+  give(name: string, amount: number, chargedAt: number): void;
+  /** No admission at all before monotonic time `until`. */
+  pauseAll(until: number): void;
+  /** News of the key: a response's headers, or a call done. */
+  heard(): void;
+  /** Capacity came back or the levels changed: admit what fits now. */
+  resume(): void;
+  /** A reservation was released: its slot (or its shared-store lease) is free. */
+  released(lease: string | undefined): void;
+  /** The current levels of every dimension, and the slots in use. */
+  levels(): AdmissionLevels;
+  /** Resolves when nothing is queued or in flight. */
+  onIdle(): Promise<void>;
+  /** Rejects every waiter with `LimiterClosedError`, clears timers; resolves once writes made so far are done. */
+  close(): Promise<void>;
+}

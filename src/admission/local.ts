@@ -1,0 +1,143 @@
+import type { LocalBuckets } from "../buckets/local-buckets.js";
+import type { Blocker } from "../buckets/types.js";
+import { costOf } from "../core/amounts.js";
+import type { WaitTimeoutError } from "../core/errors.js";
+import type { Estimate } from "../core/limits.js";
+import type { AdmittedCall } from "../core/reservation.js";
+import type { AdmissionLevels, AdmissionParts } from "./admission.js";
+import { QueuedAdmission } from "./queued.js";
+import { StartupProbe } from "./startup-probe.js";
+import type { Waiter } from "./waiter.js";
+
+/** Admission over buckets in this process: synchronous, so admitting allocates nothing but the reservation. */
+export class LocalAdmission extends QueuedAdmission {
+  /** Set until the first news of the key at start-up. */
+  private probe: StartupProbe | undefined;
+  private pumping = false;
+
+  constructor(
+    parts: AdmissionParts,
+    private readonly buckets: LocalBuckets,
+    /** Whether to send a few calls first and hold the burst until news of the key (see {@link StartupProbe}). */
+    probe: boolean,
+  ) {
+    super(parts);
+    if (probe) this.probe = new StartupProbe(buckets);
+  }
+
+  configure(): void {
+    this.buckets.configure(this.meters.dimensions, this.meters.concurrency);
+  }
+
+  tryNow(estimate: Estimate): AdmittedCall | undefined {
+    return this.admitNow(estimate, undefined, true);
+  }
+
+  give(name: string, amount: number, chargedAt: number): void {
+    this.buckets.give(name, amount, chargedAt);
+  }
+
+  levels(): AdmissionLevels {
+    return { dimensions: this.buckets.snapshot(), slotsInUse: this.buckets.slotsInUse() };
+  }
+
+  override heard(): void {
+    this.endProbe();
+  }
+
+  override released(lease: string | undefined): void {
+    this.endProbe();
+    this.buckets.releaseSlot();
+    super.released(lease);
+  }
+
+  protected takeNow(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    refundable: boolean,
+  ): AdmittedCall | undefined {
+    const now = this.clock.now();
+    if (this.probe?.expired(now)) this.endProbe();
+    if (!this.buckets.take(estimate, now)) return undefined;
+    this.opened(now);
+    return this.ledger.open(estimate, signal, now, refundable);
+  }
+
+  protected serve(first: Waiter): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      for (let head: Waiter | undefined = first; head; head = this.queue.head) {
+        const now = this.clock.now();
+        if (this.probe?.expired(now)) this.endProbe();
+        if (this.paused() || head.notBefore > now || !this.buckets.take(head.estimate, now)) {
+          this.scheduleHead(head);
+          return;
+        }
+        this.admit(head, now);
+      }
+      this.headAlarm.clear();
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  protected override headArrived(head: Waiter): void {
+    this.scheduleHead(head);
+  }
+
+  protected override opened(now: number): void {
+    this.probe?.admitted(now);
+  }
+
+  protected blocker(estimate: Estimate): Blocker {
+    return this.buckets.blocker(estimate);
+  }
+
+  /** Refuses at once a request whose wait, at the least, is longer than `maxWaitMs`. */
+  protected override knownTooLong(estimate: Estimate, maxWaitMs: number): WaitTimeoutError | undefined {
+    const predicted = this.predictWait(estimate);
+    return predicted.waitMs > maxWaitMs
+      ? this.waitTimeout(predicted.dimension, predicted.waitMs, maxWaitMs)
+      : undefined;
+  }
+
+  private scheduleHead(head: Waiter): void {
+    const now = this.clock.now();
+    const hold = Math.max(this.pausedUntil, head.notBefore);
+    // Infinity: only a concurrency slot is missing, and a release will pump. A probe's hold ends on its own too.
+    const at = hold > now ? hold : now + this.buckets.blocker(head.estimate).waitMs;
+    this.headAlarm.set(this.probe ? Math.min(at, this.probe.holdEnds) : at);
+  }
+
+  /** News of the key (headers, or a call done), or none in time: the start-up probe is over. */
+  private endProbe(): void {
+    if (!this.probe) return;
+    this.probe.end();
+    this.probe = undefined;
+  }
+
+  /**
+   * A lower bound on the wait for `estimate` behind everything queued that
+   * cannot time out: as if the held reservations gave back, right now, all
+   * they still can (their tokens down to zero; a request only where it may be refunded).
+   */
+  private predictWait(estimate: Estimate): { dimension: string; waitMs: number } {
+    const levels = this.buckets.snapshot();
+    let dimension = "queue";
+    let waitMs = 0;
+    for (const meter of this.meters.list) {
+      const d = meter.dimension;
+      const level = levels[d.name]?.available ?? d.capacity;
+      const returnable = d.unit === "requests" ? this.ledger.refundableInFlight : meter.held;
+      const optimistic = Math.min(d.capacity, level + returnable);
+      const needed = meter.queued + costOf(d.unit, estimate) - optimistic;
+      const wait = needed > 0 ? (needed * d.windowMs) / d.limit : 0;
+      if (wait > waitMs) {
+        waitMs = wait;
+        dimension = d.name;
+      }
+    }
+    return { dimension, waitMs };
+  }
+}

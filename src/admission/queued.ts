@@ -1,0 +1,337 @@
+import type { Blocker } from "../buckets/types.js";
+import type { Admission, AdmissionLevels, AdmissionParts } from "./admission.js";
+import { subscribe, unsubscribe } from "../core/abort-fanout.js";
+import { costOf } from "../core/amounts.js";
+import type { Clock } from "../core/clock.js";
+import { LimiterClosedError, QueueFullError, WaitTimeoutError } from "../core/errors.js";
+import type { Ledger } from "../core/ledger.js";
+import type { Estimate } from "../core/limits.js";
+import type { Meters } from "../core/meters.js";
+import type { AdmittedCall } from "../core/reservation.js";
+import { Alarm } from "./alarm.js";
+import { DeadlineHeap, Fifo } from "./queue.js";
+import { Waiter, WaiterTerms } from "./waiter.js";
+
+/**
+ * Admission: a FIFO queue of requests, each admitted once every dimension has
+ * room, with abort signals, deadlines (`maxWaitMs`) and retries holding their
+ * place at the head. Where the buckets live is the subclass's: in this process
+ * (`LocalAdmission`) or in a store shared by every replica (`SharedAdmission`).
+ */
+export abstract class QueuedAdmission implements Admission {
+  protected readonly clock: Clock;
+  protected readonly meters: Meters;
+  protected readonly ledger: Ledger;
+  protected readonly queue = new Fifo<Waiter>();
+  private readonly maxQueue: number;
+  private readonly deadlines = new DeadlineHeap<WaiterTerms>();
+  protected readonly headAlarm: Alarm;
+  private readonly deadlineAlarm: Alarm;
+  /** No admission at all before this monotonic time (a 429 whose limit type is unknown). */
+  protected pausedUntil = 0;
+  private shut = false;
+  private idleResolvers: (() => void)[] = [];
+  private readonly abandon = (waiter: Waiter): void => {
+    const wasHead = waiter === this.queue.head;
+    this.dequeue(waiter);
+    waiter.reject(waiter.signal!.reason);
+    this.afterRemoval(wasHead);
+  };
+
+  constructor({ clock, meters, ledger, maxQueue }: AdmissionParts) {
+    this.clock = clock;
+    this.meters = meters;
+    this.ledger = ledger;
+    this.maxQueue = maxQueue;
+    this.headAlarm = new Alarm(clock, () => this.pump());
+    this.deadlineAlarm = new Alarm(clock, () => this.expire());
+  }
+
+  /** Takes the budget now in `meters` (its dimensions and concurrency) into the buckets. */
+  abstract configure(): void;
+
+  /**
+   * The reservation if `estimate` fits at once and nothing waits, else `undefined`;
+   * for `tryAcquire`, which never waits (TypeError where admission is asynchronous).
+   */
+  abstract tryNow(estimate: Estimate): AdmittedCall | undefined;
+
+  /** A charge of `amount` on dimension `name` given back (negative: charged more), made at `chargedAt`. */
+  abstract give(name: string, amount: number, chargedAt: number): void;
+
+  /** The current levels of every dimension, and the slots in use. */
+  abstract levels(): AdmissionLevels;
+
+  /** Admits from `head` on what fits; then waits for what the new head lacks. */
+  protected abstract serve(head: Waiter): void;
+
+  /** Admission at once, called when nothing waits and nothing holds admission back. */
+  protected abstract takeNow(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    refundable: boolean,
+  ): AdmittedCall | undefined;
+
+  /** What keeps `estimate` out now, for a waiter timing out. */
+  protected abstract blocker(estimate: Estimate): Blocker;
+
+  /** Requests waiting for admission. */
+  get queued(): number {
+    return this.queue.size;
+  }
+
+  /** Whether `close()` was called. */
+  get closed(): boolean {
+    return this.shut;
+  }
+
+  /** Admits at once when nothing waits, nothing holds admission back and `estimate` fits; else `undefined`. */
+  admitNow(estimate: Estimate, signal: AbortSignal | undefined, refundable: boolean): AdmittedCall | undefined {
+    if (this.queue.size > 0 || this.paused()) return undefined;
+    return this.takeNow(estimate, signal, refundable);
+  }
+
+  /** Queues a request at the tail; rejects at once if the queue is full or the wait is known to be too long. */
+  enqueue(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    maxWaitMs: number,
+    refundable: boolean,
+  ): Promise<AdmittedCall> {
+    if (this.queue.size >= this.maxQueue) return Promise.reject(new QueueFullError(this.maxQueue));
+    const tooLong = maxWaitMs === Infinity ? undefined : this.knownTooLong(estimate, maxWaitMs);
+    if (tooLong) return Promise.reject(tooLong);
+    return this.wait(estimate, signal, maxWaitMs, 0, refundable);
+  }
+
+  /** A retry: back at the head of the queue, admitted no earlier than `notBefore`. */
+  readmit(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    notBefore: number,
+    refundable: boolean,
+  ): Promise<AdmittedCall> {
+    if (this.shut) return Promise.reject(new LimiterClosedError());
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return this.wait(estimate, signal, Infinity, notBefore, refundable);
+  }
+
+  /** Rejects every waiter `problemWith` finds a problem with (the budget changed), with that problem. */
+  rejectWhere(problemWith: (estimate: Estimate) => Error | undefined): void {
+    for (const waiter of [...this.queue]) {
+      const problem = problemWith(waiter.estimate);
+      if (!problem) continue;
+      this.dequeue(waiter);
+      waiter.reject(problem);
+    }
+    for (const meter of this.meters.list) meter.queued = 0;
+    for (const waiter of this.queue) this.count(waiter, 1);
+  }
+
+  /** No admission at all before monotonic time `until`. */
+  pauseAll(until: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, until);
+  }
+
+  /** News of the key (headers, or a call done). */
+  heard(): void {}
+
+  /** Capacity came back or the levels changed: admit what fits now; the limiter may be idle. */
+  resume(): void {
+    this.afterRemoval(true);
+  }
+
+  /** A reservation was released: its slot (or its shared-store lease) is free. */
+  released(_lease: string | undefined): void {
+    this.pump();
+    this.notifyIdle();
+  }
+
+  /** Resolves when nothing is queued or in flight. */
+  onIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleResolvers.push(resolve));
+  }
+
+  /** Rejects every waiter with `LimiterClosedError`, clears timers; resolves once writes made so far are done. */
+  close(): Promise<void> {
+    this.shut = true;
+    for (const waiter of [...this.queue]) {
+      this.dequeue(waiter);
+      waiter.reject(new LimiterClosedError());
+    }
+    this.headAlarm.clear();
+    this.deadlineAlarm.clear();
+    this.notifyIdle();
+    return Promise.resolve();
+  }
+
+  /** A timeout to reject `estimate` with at once, when its wait is known to exceed `maxWaitMs`. */
+  protected knownTooLong(_estimate: Estimate, _maxWaitMs: number): WaitTimeoutError | undefined {
+    return undefined;
+  }
+
+  /** Whether `waiter`'s deadline must wait for an answer on its way (which admits or refuses it). */
+  protected decidesLater(_waiter: Waiter): boolean {
+    return false;
+  }
+
+  /** Whether what admits is unreachable now (a shared store's outage). */
+  protected get unavailable(): boolean {
+    return false;
+  }
+
+  /** A request is being admitted at `now`. */
+  protected opened(_now: number): void {}
+
+  /** `waiter` left the queue (admitted, aborted, timed out or refused). */
+  protected left(_waiter: Waiter): void {}
+
+  protected paused(): boolean {
+    if (this.pausedUntil === 0) return false;
+    if (this.pausedUntil > this.clock.now()) return true;
+    this.pausedUntil = 0;
+    return false;
+  }
+
+  /** Admits from the head of the queue what fits; then waits for what the new head lacks. */
+  protected pump(): void {
+    if (this.shut) return;
+    const head = this.queue.head;
+    // The common case after a release or refund: nothing waits.
+    if (head) this.serve(head);
+    else this.headAlarm.clear();
+  }
+
+  /** Dequeues `waiter` and resolves it with its reservation. */
+  protected admit(waiter: Waiter, now: number, marks?: readonly number[], lease?: string): void {
+    this.dequeue(waiter);
+    this.opened(now);
+    waiter.resolve(this.ledger.open(waiter.estimate, waiter.signal, now, waiter.refundable, marks, lease));
+  }
+
+  /** Dequeues `waiter` and rejects it with `error`; the new head may be admitted. */
+  protected fail(waiter: Waiter, error: unknown): void {
+    this.dequeue(waiter);
+    waiter.reject(error);
+    this.afterRemoval(true);
+  }
+
+  /** Queues a request: at the tail, or at the head for a retry (`notBefore` > 0). */
+  private wait(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    maxWaitMs: number,
+    notBefore: number,
+    refundable: boolean,
+  ): Promise<AdmittedCall> {
+    const { waiter, promise } = Waiter.create(estimate, refundable);
+    if (signal || maxWaitMs !== Infinity || notBefore > 0) {
+      const terms = (waiter.terms = new WaiterTerms(waiter, signal, maxWaitMs, this.abandon));
+      terms.notBefore = notBefore;
+      if (signal) subscribe(signal, terms);
+      if (maxWaitMs !== Infinity) {
+        terms.deadline = this.clock.now() + maxWaitMs;
+        this.deadlines.push(terms);
+      }
+    }
+    if (notBefore > 0) this.queue.unshift(waiter);
+    else this.queue.push(waiter);
+    this.count(waiter, 1);
+    if (maxWaitMs !== Infinity) this.deadlineAlarm.set(this.deadlines.earliest!.deadline);
+    if (waiter === this.queue.head) this.headArrived(waiter);
+    return promise;
+  }
+
+  /** A waiter became the head of an empty queue. */
+  protected headArrived(_head: Waiter): void {
+    this.pump();
+  }
+
+  private dequeue(waiter: Waiter): void {
+    this.left(waiter);
+    this.queue.remove(waiter);
+    this.count(waiter, -1);
+    if (this.queue.size === 0) for (const meter of this.meters.list) meter.queued = 0; // no float drift left behind
+    const terms = waiter.terms;
+    if (!terms) return;
+    if (terms.signal) unsubscribe(terms.signal, terms);
+    if (terms.heapIndex >= 0) {
+      const wasEarliest = terms === this.deadlines.earliest;
+      this.deadlines.remove(terms);
+      if (wasEarliest) this.rearmDeadlines();
+    }
+  }
+
+  /** Deadlines held back by `decidesLater` may now be judged. */
+  protected rearmDeadlines(): void {
+    this.deadlineAlarm.set(this.deadlines.earliest?.deadline ?? Infinity);
+  }
+
+  /** After waiters left: the new head may fit now, and the limiter may be idle. */
+  protected afterRemoval(headChanged: boolean): void {
+    if (headChanged) {
+      if (this.queue.size === 0) this.headAlarm.clear();
+      else this.pump();
+    }
+    this.notifyIdle();
+  }
+
+  private expire(): void {
+    // A waiter that can be admitted at its deadline is admitted, not timed out.
+    this.pump();
+    const now = this.clock.now();
+    let headChanged = false;
+    for (let terms = this.deadlines.earliest; terms && terms.deadline <= now; terms = this.deadlines.earliest) {
+      const { waiter } = terms;
+      if (this.decidesLater(waiter)) break;
+      headChanged ||= waiter === this.queue.head;
+      const { dimension, waitMs } = this.blocker(waiter.estimate);
+      this.dequeue(waiter);
+      // What it still lacks, said as the whole wait it needed; a missing slot or a store down cannot be timed.
+      const blocking = this.unavailable
+        ? "store"
+        : waitMs > 0
+          ? dimension
+          : this.queue.size > 0
+            ? "queue"
+            : dimension || "queue";
+      const needed = waitMs > 0 && waitMs !== Infinity ? waiter.maxWaitMs + waitMs : waiter.maxWaitMs;
+      waiter.reject(this.waitTimeout(blocking, needed, waiter.maxWaitMs, waitMs));
+    }
+    this.afterRemoval(headChanged);
+  }
+
+  /** A `WaitTimeoutError` saying why: the dimension and when it has room, the slots held, or the store down. */
+  protected waitTimeout(dimension: string, waitMs: number, maxWaitMs: number, remainingMs = waitMs): WaitTimeoutError {
+    const windowMs = this.meters.byName.get(dimension)?.dimension.windowMs;
+    const availableAt =
+      windowMs !== undefined && remainingMs !== Infinity ? this.clock.wallNow() + remainingMs : undefined;
+    return new WaitTimeoutError(dimension, waitMs, maxWaitMs, {
+      slots: this.meters.concurrency,
+      windowMs,
+      availableAt,
+    });
+  }
+
+  /**
+   * Adds (`sign` 1) or removes (-1) a waiter's cost in the queued tallies that
+   * the wait prediction reads. Waiters with a deadline may time out before their
+   * turn, so they are left out: the prediction stays a lower bound.
+   */
+  private count(waiter: Waiter, sign: 1 | -1): void {
+    if (waiter.maxWaitMs !== Infinity) return;
+    for (const meter of this.meters.list) meter.queued += sign * costOf(meter.dimension.unit, waiter.estimate);
+  }
+
+  private isIdle(): boolean {
+    return this.queue.size === 0 && this.ledger.inFlight === 0;
+  }
+
+  protected notifyIdle(): void {
+    if (this.idleResolvers.length === 0 || !this.isIdle()) return;
+    const resolvers = this.idleResolvers;
+    this.idleResolvers = [];
+    for (const resolve of resolvers) resolve();
+  }
+}

@@ -1,0 +1,237 @@
+import type { DimensionSnapshot } from "../buckets/types.js";
+import { costOf } from "../core/amounts.js";
+import type { Dimension } from "../core/budget.js";
+import type { Clock } from "../core/clock.js";
+import type { Estimate } from "../core/limits.js";
+import type { Meter } from "../core/meter.js";
+import type { Booking, SharedLayout, SharedStore } from "../store/shared-store.js";
+
+/** Backoff while the store is down: the first retry, and the longest gap between probes. */
+const OUTAGE_FIRST_MS = 50;
+const OUTAGE_MAX_MS = 2_000;
+
+/**
+ * This process's side of a {@link SharedStore}: the layout sent with every
+ * call, the levels as of the last round trip, the writes that go through
+ * (settles batched per microtask, releases, header sync, pauses) and the
+ * concurrency leases held, renewed while held. It also tells whether the
+ * store is down: after a failure, for a backoff that doubles up to 2 s.
+ */
+export class StoreLink {
+  private layout: SharedLayout;
+  private dimensions: readonly Dimension[] = [];
+  /** Levels as of the last round trip. */
+  private readonly mirror = new Map<string, number>();
+  private pending: number[] | undefined;
+  /** Writes sent and not yet answered. */
+  private readonly writes = new Set<Promise<void>>();
+  private readonly leases = new Set<string>();
+  private renewTimer: ReturnType<typeof setInterval> | undefined;
+  private failures = 0;
+  /** Monotonic time until which the store counts as down. */
+  downUntil = 0;
+
+  constructor(
+    readonly store: SharedStore,
+    private readonly clock: Clock,
+    private readonly initialFraction: number,
+    private readonly warn: (warning: Error) => void,
+  ) {
+    this.layout = { dimensions: [], concurrency: undefined, initialFraction };
+  }
+
+  /** Sends later calls with these dimensions and concurrency limit. */
+  configure(dimensions: readonly Dimension[], concurrency: number | undefined): void {
+    this.flush(); // pending deltas are aligned with the old dimensions
+    this.dimensions = dimensions;
+    this.layout = {
+      dimensions: dimensions.map(({ name, limit, windowMs, capacity }) => ({ name, limit, windowMs, capacity })),
+      concurrency,
+      initialFraction: this.initialFraction,
+    };
+    for (const name of [...this.mirror.keys()]) if (!dimensions.some((d) => d.name === name)) this.mirror.delete(name);
+    for (const d of dimensions) {
+      if (!this.mirror.has(d.name)) this.mirror.set(d.name, d.capacity * this.initialFraction);
+    }
+  }
+
+  /** Whether concurrency is limited: a booking that comes due must take a lease. */
+  get leased(): boolean {
+    return this.layout.concurrency !== undefined;
+  }
+
+  /** What `estimate` costs on each dimension, in the layout's order. */
+  costsOf(estimate: Estimate): number[] {
+    return this.dimensions.map((d) => costOf(d.unit, estimate));
+  }
+
+  /** Books `requests` (see {@link SharedStore.book}), after the settles made so far (it must see their refunds). */
+  book(requests: readonly (readonly number[])[]): Promise<Booking> {
+    this.flush();
+    return this.store.book(this.layout, requests);
+  }
+
+  /** A booking's answer: the store is up, and its levels are the latest. */
+  booked(booking: Booking): void {
+    this.recovered();
+    booking.levels.forEach((level, i) => {
+      const name = this.layout.dimensions[i]?.name;
+      if (name !== undefined) this.mirror.set(name, level);
+    });
+  }
+
+  /** Takes a concurrency lease (see {@link SharedStore.lease}). */
+  lease(): Promise<{ readonly lease: string | undefined; readonly retryMs: number }> {
+    return this.store.lease(this.layout);
+  }
+
+  /** A lease taken: held, and renewed, until {@link releaseLease}. */
+  holdLease(lease: string): void {
+    this.leases.add(lease);
+    if (this.renewTimer !== undefined) return;
+    this.renewTimer = setInterval(
+      () => this.write(this.store.renew([...this.leases])),
+      Math.max(1, this.store.leaseMs / 3),
+    );
+    // Renewal serves calls in flight; those keep the process alive themselves.
+    this.renewTimer.unref?.();
+  }
+
+  /** A held lease goes back. */
+  releaseLease(lease: string): void {
+    this.leases.delete(lease);
+    if (this.leases.size === 0) this.stopRenewing();
+    this.returnLease(lease);
+  }
+
+  /** A lease this process never held (its waiter left while it was on its way) goes back. */
+  returnLease(lease: string): void {
+    this.write(this.store.release(lease));
+  }
+
+  /** Leases held now. */
+  get slotsInUse(): number {
+    return this.leases.size;
+  }
+
+  /** Adds `amount` to dimension `name` (a refund; negative: an extra charge); settles of one tick go as one write. */
+  give(name: string, amount: number): void {
+    const index = this.indexOf(name);
+    if (index < 0) return;
+    const { capacity } = this.dimensions[index]!;
+    this.mirror.set(name, Math.min(capacity, (this.mirror.get(name) ?? 0) + amount));
+    // A settle moves several dimensions at once: one round trip for all of them.
+    if (!this.pending) {
+      this.pending = this.dimensions.map(() => 0);
+      queueMicrotask(() => this.flush());
+    }
+    this.pending[index]! += amount;
+  }
+
+  /** Gives back what a booking took (costs in the layout's order). */
+  giveBack(costs: readonly number[]): void {
+    costs.forEach((cost, i) => {
+      const name = this.layout.dimensions[i]?.name;
+      if (name !== undefined && cost > 0) this.give(name, cost);
+    });
+  }
+
+  /** Header sync: lowers the dimension of `meter` to `remaining` less what every process booked after `mark`. */
+  lowerFrom(meter: Meter, remaining: number, mark: number | undefined): void {
+    this.lowerTo(meter.name, remaining, mark);
+  }
+
+  /** Lowers dimension `name` to at most `level`, in every process. */
+  lower(name: string, level: number): void {
+    this.lowerTo(name, level, undefined);
+  }
+
+  private lowerTo(name: string, level: number, mark: number | undefined): void {
+    const index = this.indexOf(name);
+    if (index < 0) return;
+    this.mirror.set(name, Math.min(this.mirror.get(name) ?? level, level));
+    this.write(this.store.lower(this.layout, index, level, mark));
+  }
+
+  /** No admission with a positive cost on `name` before monotonic time `until`, in every process. */
+  pause(name: string, until: number): void {
+    const index = this.indexOf(name);
+    if (index < 0) return;
+    this.write(this.store.pause(this.layout, [index], until - this.clock.now()));
+  }
+
+  /** No admission with a positive cost anywhere for `ms` from now, in every process. */
+  pauseAll(ms: number): void {
+    this.write(this.store.pause(this.layout, undefined, ms));
+  }
+
+  /** The levels as of the last round trip. */
+  snapshot(): Record<string, DimensionSnapshot> {
+    const view: Record<string, DimensionSnapshot> = {};
+    for (const { name, limit, windowMs, capacity } of this.dimensions) {
+      view[name] = { limit, windowMs, capacity, available: this.mirror.get(name) ?? capacity };
+    }
+    return view;
+  }
+
+  /** Whether retrying cannot cure `error` (see {@link SharedStore.isFinal}). */
+  isFinal(error: unknown): boolean {
+    return this.store.isFinal?.(error) === true;
+  }
+
+  /** A call failed in a way retrying may cure: the store counts as down for the next backoff. */
+  markDown(error: unknown): void {
+    if (this.failures === 0) this.warn(asError(error));
+    this.failures++;
+    this.downUntil = this.clock.now() + Math.min(OUTAGE_MAX_MS, OUTAGE_FIRST_MS * 2 ** (this.failures - 1));
+  }
+
+  /** A call succeeded: the store is up. */
+  recovered(): void {
+    this.failures = 0;
+    this.downUntil = 0;
+  }
+
+  /** Stops renewing; resolves once every write made so far is answered. */
+  async close(): Promise<void> {
+    this.stopRenewing();
+    // Settles wait a microtask to go as one write: send them now.
+    this.flush();
+    await Promise.all(this.writes);
+  }
+
+  /** Sends a write and keeps it until answered, so that `close()` can wait for it. */
+  private write(sent: Promise<unknown>): void {
+    const tracked: Promise<void> = sent.then(
+      () => void this.writes.delete(tracked),
+      (error: unknown) => {
+        this.writes.delete(tracked);
+        // A refused write is a bug to see, not an outage to wait out.
+        if (this.isFinal(error)) this.warn(asError(error));
+        // Lost writes heal: leases expire and header sync corrects levels.
+        else this.markDown(error);
+      },
+    );
+    this.writes.add(tracked);
+  }
+
+  private flush(): void {
+    const deltas = this.pending;
+    this.pending = undefined;
+    if (!deltas || deltas.every((d) => d === 0)) return;
+    this.write(this.store.adjust(this.layout, deltas));
+  }
+
+  private indexOf(name: string): number {
+    return this.dimensions.findIndex((d) => d.name === name);
+  }
+
+  private stopRenewing(): void {
+    if (this.renewTimer !== undefined) clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

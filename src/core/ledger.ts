@@ -1,0 +1,39 @@
+import type { Estimate } from "./limits.js";
+import type { Meters } from "./meters.js";
+import { AdmittedCall, type CallHost } from "./reservation.js";
+
+/** The calls admitted and not yet released, and the order of admissions. */
+export class Ledger {
+  /** Admissions so far: orders responses against admissions. */
+  admissions = 0;
+  /** Admitted calls not yet released. */
+  inFlight = 0;
+  /** Of those, the ones whose request counts can still be given back (`acquire`, or `refundOnError`). */
+  refundableInFlight = 0;
+
+  constructor(
+    private readonly host: CallHost,
+    private readonly meters: Meters,
+  ) {}
+
+  /** Opens the reservation of a request admitted at monotonic `now` (`marks`, `lease`: a shared store's). */
+  open(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    now: number,
+    refundable: boolean,
+    marks?: readonly number[],
+    lease?: string,
+  ): AdmittedCall {
+    this.inFlight++;
+    if (refundable) this.refundableInFlight++;
+    const { list, split } = this.meters;
+    return new AdmittedCall(this.host, list, estimate, signal, ++this.admissions, now, split, refundable, marks, lease);
+  }
+
+  /** A reservation was released; `refundable` as it was admitted. */
+  closed(refundable: boolean): void {
+    this.inFlight--;
+    if (refundable) this.refundableInFlight--;
+  }
+}

@@ -1,0 +1,24 @@
+import type { Dimension } from "./budget.js";
+
+/** Admission's tallies of one dimension, kept by name across reconfiguration. */
+export interface Meter {
+  readonly name: string;
+  /** The dimension as it is configured now. */
+  dimension: Dimension;
+  /** Cost of the queued waiters that cannot time out (the wait prediction's lower bound). */
+  queued: number;
+  /** Charges held by unreleased reservations: what settles could still refund. */
+  held: number;
+  /**
+   * Net drawn since the meter was created: charged at admission, less refunds,
+   * plus extra charges. Marks of it tell what a response could not have counted.
+   */
+  admitted: number;
+  /** The dimension was removed or replaced: reservations charged on it settle nowhere. */
+  retired: boolean;
+}
+
+/** A new meter for `dimension`. */
+export function createMeter(dimension: Dimension): Meter {
+  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, retired: false };
+}

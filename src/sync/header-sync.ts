@@ -1,0 +1,94 @@
+import type { Budget } from "../core/budget.js";
+import type { Clock } from "../core/clock.js";
+import type { Meters } from "../core/meters.js";
+import type { SyncOrigin } from "../core/origin.js";
+import { classifyFailure, type FailureClass } from "../headers/failures.js";
+import { parseRateLimitHeaders } from "../headers/parse.js";
+import type { HeaderInput, ParseOptions, ProviderName, RateLimitView } from "../headers/types.js";
+import { LearnedLimits } from "./learned-limits.js";
+import type { LevelSync } from "./level-sync.js";
+
+/** How one response is read: whose dialect, its status, its body (`SyncOptions`). */
+export interface ResponseReading {
+  readonly provider?: ProviderName;
+  readonly status?: number;
+  readonly body?: unknown;
+}
+
+/**
+ * Response headers into the limiter: limits learned from them (merged with
+ * the configured budget), the levels they report, and what a 429 calls for.
+ */
+export class HeaderSync {
+  private readonly learned = new LearnedLimits();
+  /** `seq` of the freshest response whose limits were learned. */
+  private learnedSeq = 0;
+
+  constructor(
+    private readonly levels: LevelSync,
+    private readonly clock: Clock,
+    /** The limiter's `provider` option. */
+    private readonly provider: ProviderName | undefined,
+  ) {}
+
+  /** The configured budget with the limits learned so far folded in. */
+  merge(configured: Budget): Budget {
+    return this.learned.merge(configured);
+  }
+
+  /** The origin of headers applied as current, tied to no request (`seq`: admissions so far). */
+  current(seq: number): SyncOrigin {
+    return this.levels.current(seq);
+  }
+
+  parse(headers: HeaderInput, options: ResponseReading | undefined): RateLimitView {
+    return parseRateLimitHeaders(headers, this.parseOptions(options));
+  }
+
+  /** Reads a failure as headers are read here (this clock, this provider's dialect). */
+  classify(error: unknown): FailureClass {
+    return classifyFailure(error, this.parseOptions(undefined));
+  }
+
+  /** A 429, read once: for the windows it may lengthen and for the pause it calls for. */
+  failureOf(headers: HeaderInput, options: ResponseReading | undefined): FailureClass | undefined {
+    if (options?.status !== 429) return undefined;
+    return classifyFailure({ status: 429, headers, body: options.body }, this.parseOptions(options));
+  }
+
+  /**
+   * Learns the limits `view` reports, unless a fresher response was learned
+   * from already (headers from an older request never undo what a fresher one
+   * said). Returns whether the budget may have changed: the caller rebuilds it
+   * before the levels are applied, so that a budget learned here is synced before it admits.
+   */
+  learn(view: RateLimitView, origin: SyncOrigin, failure: FailureClass | undefined, meters: Meters): boolean {
+    if (origin.seq < this.learnedSeq) return false;
+    this.learnedSeq = origin.seq;
+    const facts = { now: this.clock.now(), origin, meters: this.levels.ownDraws(meters.byName), failure };
+    return this.learned.learn(view, facts);
+  }
+
+  /**
+   * Applies the levels `view` reports, then a rate-limit 429's pauses
+   * (billing 429s are not about rate and change nothing). Returns the
+   * monotonic time before which nothing may be admitted (0: no such pause).
+   */
+  apply(
+    view: RateLimitView,
+    origin: SyncOrigin,
+    failure: FailureClass | undefined,
+    meters: Meters,
+    admissions: number,
+  ): number {
+    this.levels.apply(view, meters.list, origin, this.clock.now());
+    if (failure?.kind !== "rate") return 0;
+    return this.levels.rateLimited(failure, meters.list, origin.seq, admissions, this.clock.now());
+  }
+
+  /** How headers are read here: this clock, and the call's provider or the limiter's. */
+  private parseOptions(options: ResponseReading | undefined): ParseOptions {
+    const provider = options?.provider ?? this.provider;
+    return { wallNow: this.clock.wallNow(), ...(provider ? { provider } : {}) };
+  }
+}

@@ -1,0 +1,81 @@
+import type { DimensionSnapshot } from "../buckets/types.js";
+import { levelAt } from "../core/bucket.js";
+import type { Meter } from "../core/meter.js";
+import type { SyncOrigin } from "../core/origin.js";
+import type { FailureClass } from "../headers/failures.js";
+import type { RateLimitView } from "../headers/types.js";
+
+/**
+ * How response headers move the levels admission draws on: in this process
+ * (`LocalLevels`, which also learns other clients' share of the key and fixed
+ * windows) or in a store shared by every replica (`SharedLevels`).
+ */
+export interface LevelSync {
+  /** The origin of headers applied as current, tied to no request (`Limiter.sync`). */
+  current(seq: number): SyncOrigin;
+  /**
+   * The meters whose draws are all this process adds to the key, for telling a
+   * window by its refill; `undefined` when other processes' draws go through the same levels.
+   */
+  ownDraws(meters: ReadonlyMap<string, Meter>): ReadonlyMap<string, Meter> | undefined;
+  /** Sets levels to what `view` reports of the request of `origin`, at monotonic `now`. */
+  apply(view: RateLimitView, meters: readonly Meter[], origin: SyncOrigin, now: number): void;
+  /**
+   * A rate-limit 429 of the request admitted `seq`th (`admissions` so far):
+   * pauses or drains what it names. Returns the monotonic time before which
+   * nothing at all may be admitted (0: no such pause).
+   */
+  rateLimited(failure: FailureClass, meters: readonly Meter[], seq: number, admissions: number, now: number): number;
+}
+
+/** What a 429 pauses and drains. */
+export interface HoldTarget {
+  /** No admission with a positive cost on `name` before monotonic time `until`. */
+  pause(name: string, until: number): void;
+  /** Lowers dimension `name` to at most `level`; never raises it. */
+  lower(name: string, level: number): void;
+  /** The current level of every dimension. */
+  snapshot(): Record<string, DimensionSnapshot>;
+}
+
+/** `remaining` as read at the request's admission, refilled at the full rate to now. */
+export function broughtForward(meter: Meter, remaining: number, origin: SyncOrigin, now: number): number {
+  return levelAt(meter.dimension, { level: remaining, at: origin.admittedAtMs ?? now }, now);
+}
+
+/** The meters of the budget a 429 names (by unit): requests, or tokens of any kind; none when it names none. */
+export function namedBy(failure: FailureClass, meters: readonly Meter[]): Meter[] {
+  const units =
+    failure.dimension === "requests"
+      ? ["requests"]
+      : failure.dimension === "tokens"
+        ? ["tokens", "input", "output"]
+        : undefined;
+  return units ? meters.filter((m) => units.includes(m.dimension.unit)) : [];
+}
+
+/**
+ * Holds admission back after a 429: for the provider's hint on the dimensions
+ * the body names (else everywhere: the returned monotonic time, 0 for none);
+ * with no hint, drains the binding bucket rather than guess a pause.
+ */
+export function holdBack(
+  failure: FailureClass,
+  named: readonly Meter[],
+  meters: readonly Meter[],
+  target: HoldTarget,
+  now: number,
+): number {
+  if (failure.retryAfterMs !== undefined) {
+    const until = now + failure.retryAfterMs;
+    if (named.length === 0) return until;
+    for (const meter of named) target.pause(meter.name, until);
+    return 0;
+  }
+  const levels = target.snapshot();
+  const fullness = (m: Meter): number => (levels[m.name]?.available ?? 0) / m.dimension.capacity;
+  const binding =
+    named.length > 0 ? named : meters.length > 0 ? [meters.reduce((a, b) => (fullness(b) < fullness(a) ? b : a))] : [];
+  for (const meter of binding) target.lower(meter.name, 0);
+  return 0;
+}
