@@ -5,9 +5,9 @@ import { oracle } from "../../bench/goodput/oracle.js";
 import { workloads, type Job, type Workload } from "../../bench/goodput/workloads.js";
 import { createProvider } from "../../src/testing/index.js";
 import { between, seededRandom } from "../../src/testing/random.js";
-import { useFakeTime } from "../testing/fake-time.js";
+import { EPOCH_MS, useFakeTime } from "../fake-time.js";
 
-const time = useFakeTime();
+const time = useFakeTime({ fake: "timeouts", wallStartMs: EPOCH_MS });
 
 function workload(quota: Workload["provider"]["quota"], jobs: readonly Job[], maxMs = 0): Workload {
   return {

@@ -18,7 +18,7 @@ import {
   type Op,
   type Scenario,
   type Shorthand,
-} from "./harness.js";
+} from "./harness/index.js";
 import { numRuns } from "./runs.js";
 
 // ---------------------------------------------------------------------------
@@ -209,7 +209,7 @@ const runs = { numRuns: numRuns(150), interruptAfterTimeLimit: 20_000 };
 
 // ---------------------------------------------------------------------------
 // Properties. The harness checks every invariant at every admission and step
-// (see harness.ts); the properties differ in what their scenarios stress, and
+// (see harness/); the properties differ in what their scenarios stress, and
 // some add an end-to-end claim about the outcome.
 // ---------------------------------------------------------------------------
 

@@ -2,9 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../src/testing/index.js";
 import type { CallResult, SimulatedProvider } from "../../src/testing/index.js";
-import { useFakeTime } from "./fake-time.js";
+import { EPOCH_MS, useFakeTime } from "../fake-time.js";
 
-const time = useFakeTime();
+const time = useFakeTime({ fake: "timeouts", wallStartMs: EPOCH_MS });
 
 const oneRequest = { prompt: 10, maxTokens: 10, actual: 10 };
 

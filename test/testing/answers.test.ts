@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createProvider, estimatePromptTokens } from "../../src/testing/index.js";
 import type { AnswerInput, CallResult, SimulatedProvider } from "../../src/testing/index.js";
-import { useFakeTime } from "./fake-time.js";
+import { EPOCH_MS, useFakeTime } from "../fake-time.js";
 
-const time = useFakeTime();
+const time = useFakeTime({ fake: "timeouts", wallStartMs: EPOCH_MS });
 
 async function answerLengths(provider: SimulatedProvider, count: number, maxTokens: number): Promise<number[]> {
   const results: CallResult[] = [];

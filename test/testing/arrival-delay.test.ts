@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../src/testing/index.js";
 import type { ArrivalInput, CallResult, SimulatedProvider } from "../../src/testing/index.js";
-import { useFakeTime } from "./fake-time.js";
+import { EPOCH_MS, useFakeTime } from "../fake-time.js";
 
-const time = useFakeTime();
+const time = useFakeTime({ fake: "timeouts", wallStartMs: EPOCH_MS });
 
 const oneRequest = { prompt: 10, maxTokens: 20, actual: 5 };
 

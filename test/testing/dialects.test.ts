@@ -2,10 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../src/testing/index.js";
 import type { SimulatedProvider } from "../../src/testing/index.js";
-import { EPOCH_MS, useFakeTime } from "./fake-time.js";
+import { EPOCH_MS, useFakeTime } from "../fake-time.js";
 import { parseGoDurationMs } from "./parse-go-duration.js";
 
-const time = useFakeTime();
+const time = useFakeTime({ fake: "timeouts", wallStartMs: EPOCH_MS });
 
 async function callMany(provider: SimulatedProvider, count: number): Promise<void> {
   await Promise.all(Array.from({ length: count }, () => provider.call({ prompt: 0, maxTokens: 1, actual: 1 })));

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../src/testing/index.js";
 import type { HeaderStamp } from "../../src/testing/index.js";
-import { EPOCH_MS, useFakeTime } from "./fake-time.js";
+import { EPOCH_MS, useFakeTime } from "../fake-time.js";
 
-const time = useFakeTime();
+const time = useFakeTime({ fake: "timeouts", wallStartMs: EPOCH_MS });
 
 /** 1000 + 4000 reserved of 10,000 TPM, 500 used, answered after 1 s. */
 const call = { prompt: 1_000, maxTokens: 4_000, actual: 500 };

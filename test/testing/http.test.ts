@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import { Agent, request } from "node:http";
 import type { IncomingMessage } from "node:http";
 import { fileURLToPath } from "node:url";
-import { install } from "@sinonjs/fake-timers";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createProvider } from "../../src/testing/index.js";
+import { installFakeTime } from "../fake-time.js";
 
 const chatBody = (extra: object = {}): string =>
   JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], max_tokens: 8, ...extra });
@@ -54,13 +54,13 @@ describe("HTTP routes", () => {
 
 describe("streams on virtual time", () => {
   it("send their head at admission and hold the concurrency slot and the reservation until the last event", async () => {
-    const timers = install({ now: 0, toFake: ["setTimeout", "clearTimeout"] });
+    const { timers, clock } = installFakeTime({ fake: "timeouts", wallStartMs: 0 });
     const provider = createProvider({
       concurrency: 1,
       tpm: 1_000,
       latencyMs: 1_000,
       answerTokens: () => 2,
-      clock: { now: () => timers.now, wallNow: () => timers.now },
+      clock,
     });
     const server = await provider.listen();
     try {

@@ -1,7 +1,7 @@
-import { install } from "@sinonjs/fake-timers";
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../src/testing/index.js";
 import type { CallRequest, ProviderOptions } from "../../src/testing/index.js";
+import { installFakeTime } from "../fake-time.js";
 
 describe("createProvider options", () => {
   it.each<[string, unknown, ErrorConstructor, RegExp]>([
@@ -60,10 +60,7 @@ describe("provider.call request checks", () => {
 
 describe("the default clock", () => {
   it("reads performance.now() and Date.now() at call time, so fake timers drive it", async () => {
-    const timers = install({
-      now: Date.UTC(2026, 0, 1),
-      toFake: ["setTimeout", "clearTimeout", "Date", "performance"],
-    });
+    const { timers } = installFakeTime();
     try {
       const provider = createProvider({ rpm: 1 });
       expect((await provider.call({ prompt: 1, maxTokens: 1, actual: 1 })).status).toBe(200);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../src/testing/index.js";
 import type { CallRequest, SimulatedProvider } from "../../src/testing/index.js";
-import { useFakeTime } from "./fake-time.js";
+import { EPOCH_MS, useFakeTime } from "../fake-time.js";
 
-const time = useFakeTime();
+const time = useFakeTime({ fake: "timeouts", wallStartMs: EPOCH_MS });
 
 /** Starts a call and reports whether it was admitted (decided synchronously), without waiting for it. */
 function admitted(provider: SimulatedProvider, request: CallRequest): boolean {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../src/testing/index.js";
 import type { CallResult, SimulatedProvider } from "../../src/testing/index.js";
-import { useFakeTime } from "./fake-time.js";
+import { EPOCH_MS, useFakeTime } from "../fake-time.js";
 
-const time = useFakeTime();
+const time = useFakeTime({ fake: "timeouts", wallStartMs: EPOCH_MS });
 
 const oneRequest = { prompt: 1, maxTokens: 1, actual: 1 };
 
