@@ -45,7 +45,7 @@ function sample(): void {
   const clients = limiters.map((l) => {
     const s = l.snapshot();
     const level = (name: string) => {
-      const d = s[name];
+      const d = s.dimensions[name];
       return d ? `${Math.round(d.available)}/${d.limit}` : "-";
     };
     return `rpm ${level("rpm")} tpm ${level("tpm")} q ${s.queued} in ${s.inFlight}`;

@@ -7,6 +7,7 @@ export {
   WaitTimeoutError,
   LimiterClosedError,
   ReservationReleasedError,
+  type LimiterErrorCode,
   type WaitContext,
 } from "./core/errors.js";
 export type { Clock } from "./core/clock.js";
@@ -19,3 +20,4 @@ export type { FailureClass, FailureKind, FailureParts } from "./headers/failures
 export type { RetryOptions } from "./core/retry.js";
 export { plan } from "./plan/index.js";
 export type { DimensionPlan, Plan, PlanInput } from "./plan/index.js";
+export type { Booking, SharedDimension, SharedLayout, SharedStore, StoreFailurePolicy } from "./store/shared-store.js";

@@ -1,6 +1,7 @@
 import type { Admission } from "./admission/admission.js";
 import { checkMaxWaitMs, resolveOptions } from "./config.js";
 import { buildBudget, mergeLimits, type Budget } from "./core/budget.js";
+import { wholeUnits } from "./core/bucket.js";
 import type { Clock } from "./core/clock.js";
 import { LimiterClosedError } from "./core/errors.js";
 import { Ledger } from "./core/ledger.js";
@@ -19,15 +20,17 @@ import { HeaderSync } from "./sync/header-sync.js";
 /** `run` without options: shared, so the common call allocates no plan. */
 const PLAIN_RUN: RunPlan = { refundOnError: false, retry: undefined, signal: undefined };
 
-/** What {@link Limiter.snapshot} returns. */
-export type LimiterSnapshot = Record<string, DimensionSnapshot> & {
-  /** Present when a concurrency limit is configured. */
-  concurrency?: { readonly limit: number; readonly available: number };
+/** What {@link Limiter.snapshot} returns: every budget with its level, and the counts of requests. */
+export interface LimiterSnapshot {
+  /** Every dimension by name (`rpm`, `tpm`, a custom one, one learned from headers), levels floored. */
+  readonly dimensions: Record<string, DimensionSnapshot>;
+  /** Present when a concurrency limit is configured: the limit and the slots free now. */
+  readonly concurrency?: { readonly limit: number; readonly available: number };
   /** Requests waiting for admission. */
-  queued: number;
+  readonly queued: number;
   /** Admitted requests not yet released. */
-  inFlight: number;
-};
+  readonly inFlight: number;
+}
 
 /**
  * Keeps calls inside every configured budget at once: each request waits in a
@@ -148,15 +151,16 @@ export class Limiter {
     return view;
   }
 
-  /** Current levels of every dimension, the concurrency slots, and the queue. */
+  /** Current levels of every dimension (floored: what a request could take now), the concurrency slots, the queue. */
   snapshot(): LimiterSnapshot {
-    const { dimensions, slotsInUse } = this.admission.levels();
-    const view = dimensions as LimiterSnapshot;
+    const levels = this.admission.levels();
+    const dimensions: Record<string, DimensionSnapshot> = {};
+    for (const [name, d] of Object.entries(levels.dimensions))
+      dimensions[name] = { ...d, available: wholeUnits(d.available) };
+    const counts = { queued: this.admission.queued, inFlight: this.ledger.inFlight };
     const limit = this.meters.concurrency;
-    if (limit !== undefined) view.concurrency = { limit, available: limit - slotsInUse };
-    view.queued = this.admission.queued;
-    view.inFlight = this.ledger.inFlight;
-    return view;
+    if (limit === undefined) return { dimensions, ...counts };
+    return { dimensions, concurrency: { limit, available: limit - levels.slotsInUse }, ...counts };
   }
 
   /** Resolves when nothing is queued or in flight. */

@@ -18,16 +18,16 @@ describe("fixed windows learned from headers", () => {
     // A bucket missing 500 of 600 would be full in 50 s; this one resets in 30 s. One reading cannot tell a skewed or
     // rounded bucket.
     limiter.sync(rpm(100, "30s"));
-    expect(limiter.snapshot().rpm!.resetInMs).toBeUndefined();
+    expect(limiter.snapshot().dimensions.rpm!.resetInMs).toBeUndefined();
     await time.timers.tickAsync(10_000);
     // Ten seconds on, the same boundary and nothing refilled: a bucket's would be 10 s later.
     limiter.sync(rpm(100, "20s"));
-    expect(limiter.snapshot().rpm).toMatchObject({ available: 100 });
-    expect(limiter.snapshot().rpm!.resetInMs).toBeGreaterThan(19_000);
+    expect(limiter.snapshot().dimensions.rpm).toMatchObject({ available: 100 });
+    expect(limiter.snapshot().dimensions.rpm!.resetInMs).toBeGreaterThan(19_000);
     await time.timers.tickAsync(19_000);
-    expect(limiter.snapshot().rpm!.available).toBe(100);
+    expect(limiter.snapshot().dimensions.rpm!.available).toBe(100);
     await time.timers.tickAsync(1_001);
-    expect(limiter.snapshot().rpm!.available).toBe(600);
+    expect(limiter.snapshot().dimensions.rpm!.available).toBe(600);
   });
 
   it("a later pair of resets that moves as a bucket's does revokes window mode", async () => {
@@ -35,20 +35,20 @@ describe("fixed windows learned from headers", () => {
     limiter.sync(rpm(100, "30s"));
     await time.timers.tickAsync(10_000);
     limiter.sync(rpm(100, "20s"));
-    expect(limiter.snapshot().rpm!.resetInMs).toBeDefined();
+    expect(limiter.snapshot().dimensions.rpm!.resetInMs).toBeDefined();
     // 100 more drawn: a bucket's boundary moves 10 s later, and it did; a window's would have held.
     limiter.sync(rpm(0, "30s"));
-    expect(limiter.snapshot().rpm!.resetInMs).toBeUndefined();
+    expect(limiter.snapshot().dimensions.rpm!.resetInMs).toBeUndefined();
     await time.timers.tickAsync(1_000);
-    expect(limiter.snapshot().rpm!.available).toBeCloseTo(10, 6);
+    expect(limiter.snapshot().dimensions.rpm!.available).toBeCloseTo(10, 6);
   });
 
   it("a reset that fits a continuous bucket leaves it a bucket", async () => {
     const limiter = new Limiter({ rpm: 600, provider: "openai" });
     limiter.sync(rpm(100, "50s"));
-    expect(limiter.snapshot().rpm!.resetInMs).toBeUndefined();
+    expect(limiter.snapshot().dimensions.rpm!.resetInMs).toBeUndefined();
     await time.timers.tickAsync(1_000);
-    expect(limiter.snapshot().rpm!.available).toBeCloseTo(110, 6);
+    expect(limiter.snapshot().dimensions.rpm!.available).toBeCloseTo(110, 6);
   });
 
   it("with no reset header, a level that jumps back marks a window starting then", async () => {
@@ -63,9 +63,9 @@ describe("fixed windows learned from headers", () => {
     (await limiter.acquire(0)).release();
     limiter.sync(rpm(0));
     await time.timers.tickAsync(59_000);
-    expect(limiter.snapshot().rpm!.available).toBe(0); // no refill inside the window
+    expect(limiter.snapshot().dimensions.rpm!.available).toBe(0); // no refill inside the window
     await time.timers.tickAsync(1_000);
-    expect(limiter.snapshot().rpm!.available).toBe(600);
+    expect(limiter.snapshot().dimensions.rpm!.available).toBe(600);
   });
 
   it("a 429 on a windowed dimension: the window is spent, and its retry hint says when it ends", async () => {
@@ -77,11 +77,11 @@ describe("fixed windows learned from headers", () => {
     limiter.sync(azure(60)); // Azure's allowance is a 10 s sub-window by documentation
     const body = { error: { type: "requests", code: "429" } };
     limiter.sync({ ...azure(0), "retry-after-ms": "4000" }, { status: 429, body });
-    expect(limiter.snapshot().rpm).toMatchObject({ available: 0, resetInMs: 4_000 });
+    expect(limiter.snapshot().dimensions.rpm).toMatchObject({ available: 0, resetInMs: 4_000 });
     await time.timers.tickAsync(3_999);
-    expect(limiter.snapshot().rpm!.available).toBe(0);
+    expect(limiter.snapshot().dimensions.rpm!.available).toBe(0);
     await time.timers.tickAsync(1);
-    expect(limiter.snapshot().rpm!.available).toBe(100);
+    expect(limiter.snapshot().dimensions.rpm!.available).toBe(100);
   });
 
   it("a 429 naming a unit that two dimensions meter moves no window: the hint may be the other's", () => {
@@ -91,7 +91,7 @@ describe("fixed windows learned from headers", () => {
       { "x-ratelimit-limit-requests": "100", "x-ratelimit-remaining-requests": "0", "retry-after-ms": "4000" },
       { status: 429, body: { error: { type: "requests" } } },
     );
-    expect(limiter.snapshot().rpm!.resetInMs).toBeUndefined();
+    expect(limiter.snapshot().dimensions.rpm!.resetInMs).toBeUndefined();
   });
 
   it("a refund of a charge made before the window ended is not given back", async () => {
@@ -108,7 +108,7 @@ describe("fixed windows learned from headers", () => {
     await time.timers.tickAsync(10_001);
     const late = await limiter.acquire(10_000);
     early.settle(0); // the provider dropped the old window's count: nothing comes back
-    expect(limiter.snapshot().tpm!.available).toBe(0);
+    expect(limiter.snapshot().dimensions.tpm!.available).toBe(0);
     late.release();
     early.release();
   });
@@ -161,7 +161,7 @@ async function burst(
           if (res.status === 429)
             throw Object.assign(new Error("429"), { status: 429, headers, error: res.body.error });
           reservation.sync(headers);
-          windowed ||= Object.values(limiter.snapshot()).some(
+          windowed ||= Object.values(limiter.snapshot().dimensions).some(
             (d) => typeof d === "object" && d !== null && "resetInMs" in d,
           );
           return { value: res, used: 70 };

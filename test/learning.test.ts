@@ -45,12 +45,12 @@ describe("draws on their way when a capacity is lowered", () => {
     const limiter = new Limiter({ tpm: 1_000 });
     const held = await limiter.acquire(800);
     limiter.setLimits({ tpm: 500 });
-    expect(limiter.snapshot().tpm?.available).toBe(200);
+    expect(limiter.snapshot().dimensions.tpm?.available).toBe(200);
     await time.timers.tickAsync(100);
     // 800 still on their way against a capacity of 500: nothing refills, nothing is taken away.
-    expect(limiter.snapshot().tpm?.available).toBe(200);
+    expect(limiter.snapshot().dimensions.tpm?.available).toBe(200);
     await time.timers.tickAsync(1_000);
-    expect(limiter.snapshot().tpm?.available).toBeGreaterThan(200);
+    expect(limiter.snapshot().dimensions.tpm?.available).toBeGreaterThan(200);
     held.release();
   });
 });

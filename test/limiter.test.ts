@@ -89,15 +89,15 @@ describe("bad configuration throws at once", () => {
     const r = await limiter.acquire(0);
     expect(() => r.sync({}, { provider: "opneai" as never })).toThrow(typo);
     r.release();
-    expect(limiter.snapshot().rpm?.available).toBe(9);
+    expect(limiter.snapshot().dimensions.rpm?.available).toBe(9);
   });
 
   it("setLimits validates everything before changing anything", async () => {
     const limiter = new Limiter({ rpm: 60 });
     expect(() => limiter.setLimits({ rpm: 120, tpm: Number.NaN })).toThrow(RangeError);
     expect(() => limiter.setLimits({ bogus: 1 } as never)).toThrow(TypeError);
-    expect(limiter.snapshot().rpm?.limit).toBe(60);
-    expect(limiter.snapshot().tpm).toBeUndefined();
+    expect(limiter.snapshot().dimensions.rpm?.limit).toBe(60);
+    expect(limiter.snapshot().dimensions.tpm).toBeUndefined();
   });
 });
 
@@ -125,7 +125,7 @@ describe("bad estimates reject, never throw synchronously", () => {
     expect(error).toBeInstanceOf(RequestTooLargeError);
     expect(error).toBeInstanceOf(LimiterError);
     expect(error).toMatchObject({ dimension: "tpm", cost: 501, capacity: 500, code: "REQUEST_TOO_LARGE" });
-    expect(limiter.snapshot()).toMatchObject({ queued: 0, inFlight: 0, tpm: { available: 500 } });
+    expect(limiter.snapshot()).toMatchObject({ dimensions: { tpm: { available: 500 } }, queued: 0, inFlight: 0 });
   });
 
   it.each([
@@ -300,9 +300,9 @@ describe("reconciliation", () => {
     const limiter = new Limiter({ tpm: 6000 });
     const r = await limiter.acquire(1000);
     r.settle(400);
-    expect(limiter.snapshot().tpm?.available).toBe(5600);
+    expect(limiter.snapshot().dimensions.tpm?.available).toBe(5600);
     r.settle(7000); // repeated settles: the last one is the actual
-    expect(limiter.snapshot().tpm?.available).toBe(-1000);
+    expect(limiter.snapshot().dimensions.tpm?.available).toBe(-1000);
     r.release();
     let admitted = false;
     void limiter.acquire(0).then((x) => {
@@ -331,7 +331,7 @@ describe("reconciliation", () => {
       await expect(limiter.run(100, async () => ({ value: "ok", used: used as never }))).resolves.toBe("ok");
     }
     expect(onWarning).toHaveBeenCalledTimes(4);
-    expect(limiter.snapshot().tpm?.available).toBe(5600);
+    expect(limiter.snapshot().dimensions.tpm?.available).toBe(5600);
   });
 
   it("fn throwing keeps the charge and frees the slot; refundOnError gives it back", async () => {
@@ -339,27 +339,25 @@ describe("reconciliation", () => {
     const boom = new Error("boom");
     await expect(limiter.run(1000, async () => Promise.reject(boom))).rejects.toBe(boom);
     expect(limiter.snapshot()).toMatchObject({
-      rpm: { available: 9 },
-      tpm: { available: 5000 },
+      dimensions: { rpm: { available: 9 }, tpm: { available: 5000 } },
       concurrency: { available: 1 },
     });
     await expect(limiter.run(1000, async () => Promise.reject(boom), { refundOnError: true })).rejects.toBe(boom);
-    expect(limiter.snapshot()).toMatchObject({ rpm: { available: 9 }, tpm: { available: 5000 }, inFlight: 0 });
+    expect(limiter.snapshot()).toMatchObject({
+      dimensions: { rpm: { available: 9 }, tpm: { available: 5000 } },
+      inFlight: 0,
+    });
   });
 
   it("{ input, output } estimates charge each dimension", async () => {
     const limiter = new Limiter({ tpm: 10_000, itpm: 6000, otpm: 2000 });
     const r = await limiter.acquire({ input: 1000, output: 500 });
     expect(limiter.snapshot()).toMatchObject({
-      tpm: { available: 8500 },
-      itpm: { available: 5000 },
-      otpm: { available: 1500 },
+      dimensions: { tpm: { available: 8500 }, itpm: { available: 5000 }, otpm: { available: 1500 } },
     });
     r.settle({ input: 1000, output: 120 });
     expect(limiter.snapshot()).toMatchObject({
-      tpm: { available: 8880 },
-      itpm: { available: 5000 },
-      otpm: { available: 1880 },
+      dimensions: { tpm: { available: 8880 }, itpm: { available: 5000 }, otpm: { available: 1880 } },
     });
     r.release();
   });
@@ -407,7 +405,7 @@ describe("setLimits", () => {
       r.release();
     });
     limiter.setLimits({ rpm: null, tpm: 60_000 });
-    expect(limiter.snapshot().rpm).toBeUndefined();
+    expect(limiter.snapshot().dimensions.rpm).toBeUndefined();
     await time.timers.tickAsync(10);
     expect(admitted).toBe(true);
   });

@@ -19,10 +19,10 @@ describe("levels", () => {
     const limiter = new Limiter({ rpm: 100, tpm: 10_000, provider: "openai" });
     (await limiter.acquire(1_000)).release();
     limiter.sync(openai([100, 40], [10_000, 2_500]));
-    expect(limiter.snapshot()).toMatchObject({ rpm: { available: 40 }, tpm: { available: 2_500 } });
+    expect(limiter.snapshot()).toMatchObject({ dimensions: { rpm: { available: 40 }, tpm: { available: 2_500 } } });
     // A fresher response with more left undoes the earlier correction, up to the own count.
     limiter.sync(openai([100, 90], [10_000, 9_500]));
-    expect(limiter.snapshot()).toMatchObject({ rpm: { available: 90 }, tpm: { available: 9_000 } });
+    expect(limiter.snapshot()).toMatchObject({ dimensions: { rpm: { available: 90 }, tpm: { available: 9_000 } } });
   });
 
   it("reservation.sync discounts what was admitted after the request that carried the headers", async () => {
@@ -31,7 +31,7 @@ describe("levels", () => {
     const later = [await limiter.acquire(500), await limiter.acquire(500)];
     // The provider saw only the first call: 99 requests and 9,000 tokens left.
     first.sync(openai([100, 99], [10_000, 9_000]));
-    expect(limiter.snapshot()).toMatchObject({ rpm: { available: 97 }, tpm: { available: 8_000 } });
+    expect(limiter.snapshot()).toMatchObject({ dimensions: { rpm: { available: 97 }, tpm: { available: 8_000 } } });
     for (const r of [first, ...later]) r.release();
   });
 
@@ -42,11 +42,11 @@ describe("levels", () => {
     const later = [await limiter.acquire(0), await limiter.acquire(0), await limiter.acquire(0)];
     // 20 left: stamped at admission, 5 refilled and 3 admitted since (22); stamped at sending, 20.
     first.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "20" });
-    expect(limiter.snapshot().rpm?.available).toBeCloseTo(20, 9);
+    expect(limiter.snapshot().dimensions.rpm?.available).toBeCloseTo(20, 9);
     // 9 later admissions outrun 5 s of refill: stamped at admission, 20 + 5 - 9 = 16 is the lower reading.
     for (let i = 0; i < 6; i++) later.push(await limiter.acquire(0));
     first.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "20" });
-    expect(limiter.snapshot().rpm?.available).toBeCloseTo(16, 9);
+    expect(limiter.snapshot().dimensions.rpm?.available).toBeCloseTo(16, 9);
     for (const r of [first, ...later]) r.release();
   });
 
@@ -58,7 +58,7 @@ describe("levels", () => {
       r.sync(openai([100, 99], [10_000, 4_800]));
       return { value: null, used: 200 };
     });
-    expect(limiter.snapshot().tpm?.available).toBe(4_800);
+    expect(limiter.snapshot().dimensions.tpm?.available).toBe(4_800);
   });
 
   it("a refund inside run admits the queue only after the response's headers apply, so the level counts what it admits", async () => {
@@ -77,7 +77,7 @@ describe("levels", () => {
     (await waiting).release();
     // 800 reported, less the 700 admitted on the refund (admitted before the headers applied, the level read ~500 too
     // high).
-    expect(limiter.snapshot().tpm?.available).toBe(100);
+    expect(limiter.snapshot().dimensions.tpm?.available).toBe(100);
   });
 
   it("headers from an older request never undo what a fresher one said", async () => {
@@ -85,10 +85,10 @@ describe("levels", () => {
     const older = await limiter.acquire(100);
     const newer = await limiter.acquire(100);
     newer.sync(openai([100, 98], [60_000, 50_000]));
-    expect(limiter.snapshot().tpm?.limit).toBe(60_000);
+    expect(limiter.snapshot().dimensions.tpm?.limit).toBe(60_000);
     // The older response arrives late, from before a tier change: ignored.
     older.sync(openai([100, 99], [30_000, 29_000]));
-    expect(limiter.snapshot()).toMatchObject({ tpm: { limit: 60_000, available: 50_000 } });
+    expect(limiter.snapshot()).toMatchObject({ dimensions: { tpm: { limit: 60_000, available: 50_000 } } });
     older.release();
     newer.release();
   });
@@ -98,15 +98,15 @@ describe("limits", () => {
   it("the effective limit is the lower of configured and reported, back up to the configured ceiling", () => {
     const limiter = new Limiter({ tpm: 200_000, provider: "openai" });
     limiter.sync(openai([60, 60], [100_000, 100_000]));
-    expect(limiter.snapshot().tpm).toMatchObject({ limit: 100_000, capacity: 100_000 });
+    expect(limiter.snapshot().dimensions.tpm).toMatchObject({ limit: 100_000, capacity: 100_000 });
     limiter.sync(openai([60, 60], [400_000, 400_000])); // a tier upgrade
-    expect(limiter.snapshot().tpm).toMatchObject({ limit: 200_000, capacity: 200_000 });
+    expect(limiter.snapshot().dimensions.tpm).toMatchObject({ limit: 200_000, capacity: 200_000 });
   });
 
   it("a reported dimension nobody configured is added, starting from its remaining", () => {
     const limiter = new Limiter({ tpm: 100_000, provider: "openai" });
     limiter.sync(openai([500, 420], [100_000, 90_000]));
-    expect(limiter.snapshot().rpm).toMatchObject({ limit: 500, windowMs: 60_000, available: 420 });
+    expect(limiter.snapshot().dimensions.rpm).toMatchObject({ limit: 500, windowMs: 60_000, available: 420 });
   });
 
   it("Groq's -requests headers are a per-day budget", () => {
@@ -120,8 +120,10 @@ describe("limits", () => {
       "x-ratelimit-reset-tokens": "7.66s",
     });
     expect(limiter.snapshot()).toMatchObject({
-      rpd: { limit: 14_400, windowMs: 86_400_000, available: 14_370 },
-      tpm: { limit: 18_000, windowMs: 60_000, available: 17_997 },
+      dimensions: {
+        rpd: { limit: 14_400, windowMs: 86_400_000, available: 14_370 },
+        tpm: { limit: 18_000, windowMs: 60_000, available: 17_997 },
+      },
     });
   });
 
@@ -140,15 +142,15 @@ describe("limits", () => {
   it("an unknown provider's window is taken for a minute until the triple tells it", () => {
     const limiter = new Limiter();
     limiter.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "60" });
-    expect(limiter.snapshot().rpm).toMatchObject({ limit: 60, windowMs: 60_000 });
+    expect(limiter.snapshot().dimensions.rpm).toMatchObject({ limit: 60, windowMs: 60_000 });
     // 1 used, full again in 24 minutes: a bucket of 60 per day.
     limiter.sync({
       "x-ratelimit-limit-requests": "60",
       "x-ratelimit-remaining-requests": "59",
       "x-ratelimit-reset-requests": "24m0s",
     });
-    expect(limiter.snapshot().rpm).toBeUndefined();
-    expect(limiter.snapshot().rpd).toMatchObject({ limit: 60, available: 59 });
+    expect(limiter.snapshot().dimensions.rpm).toBeUndefined();
+    expect(limiter.snapshot().dimensions.rpd).toMatchObject({ limit: 60, available: 59 });
   });
 
   it("a learned limit that a queued request can no longer fit rejects it", async () => {
@@ -191,7 +193,7 @@ describe("429", () => {
   it("with no hint drains the binding bucket instead of guessing a pause", () => {
     const limiter = new Limiter({ rpm: 100, tpm: 10_000, provider: "openai" });
     limiter.sync(openai([100, 90], [10_000, 2_000]), { status: 429 });
-    expect(limiter.snapshot()).toMatchObject({ rpm: { available: 90 }, tpm: { available: 0 } });
+    expect(limiter.snapshot()).toMatchObject({ dimensions: { rpm: { available: 90 }, tpm: { available: 0 } } });
   });
 
   it("a billing 429 and 5xx/529 change nothing", () => {
@@ -321,9 +323,9 @@ describe("shared keys", () => {
     }
     const share = (60_000 - 40_000) / 60_000;
     // Between responses the local bucket now refills at about its third of the rate.
-    const before = limiter.snapshot().tpm!.available;
+    const before = limiter.snapshot().dimensions.tpm!.available;
     await time.timers.tickAsync(1_000);
-    const refilled = limiter.snapshot().tpm!.available - before;
+    const refilled = limiter.snapshot().dimensions.tpm!.available - before;
     expect(refilled).toBeGreaterThan(1_000 * share * 0.8);
     expect(refilled).toBeLessThan(1_000 * share * 1.2);
   });
@@ -339,14 +341,16 @@ describe("Azure", () => {
       "x-ratelimit-remaining-tokens": "19000",
     });
     expect(limiter.snapshot()).toMatchObject({
-      rpm: { limit: 120, capacity: 20, available: 19 },
-      tpm: { limit: 120_000, capacity: 20_000, available: 19_000 },
+      dimensions: {
+        rpm: { limit: 120, capacity: 20, available: 19 },
+        tpm: { limit: 120_000, capacity: 20_000, available: 19_000 },
+      },
     });
   });
 
   it("with nothing configured, the allowance is a 10-second bucket", () => {
     const limiter = new Limiter({ provider: "azure" });
     limiter.sync({ "x-ratelimit-limit-requests": "20", "x-ratelimit-remaining-requests": "20" });
-    expect(limiter.snapshot()["requests/10s"]).toMatchObject({ limit: 20, windowMs: 10_000, capacity: 20 });
+    expect(limiter.snapshot().dimensions["requests/10s"]).toMatchObject({ limit: 20, windowMs: 10_000, capacity: 20 });
   });
 });

@@ -11,9 +11,9 @@ const DAY = 86_400_000;
 
 type Headers = Record<string, string>;
 
-/** The budget names a limiter's snapshot holds, besides the queue counts. */
+/** The budget names a limiter's snapshot holds. */
 function budgets(limiter: Limiter): string[] {
-  return Object.keys(limiter.snapshot()).filter((name) => name !== "queued" && name !== "inFlight");
+  return Object.keys(limiter.snapshot().dimensions);
 }
 
 interface Traffic {
@@ -104,7 +104,7 @@ describe("Azure's headers, provider left to detection", () => {
     const limiter = new Limiter(quickStart);
     const { admittedAt } = await complete(limiter, azure, 300, 0, 30 * MINUTE, unidentified);
     expect(budgets(limiter).sort()).toEqual(["rpm", "tpm"]);
-    expect(limiter.snapshot().rpm).toMatchObject({ windowMs: MINUTE });
+    expect(limiter.snapshot().dimensions.rpm).toMatchObject({ windowMs: MINUTE });
     // Read as 20 per minute rather than per 10 s: slower than Azure allows, but never stopped for long.
     expect(longestStall(admittedAt)).toBeLessThanOrEqual(MINUTE);
     expect(admittedAt.length).toBeGreaterThanOrEqual(300);
@@ -130,20 +130,20 @@ describe("a full bucket says nothing about its window", () => {
     limiter.sync(full);
     limiter.sync({ ...full, "x-ratelimit-reset-tokens": undefined as never });
     expect(budgets(limiter)).toEqual(["tpm"]);
-    expect(limiter.snapshot().tpm).toMatchObject({ limit: 40_000, windowMs: MINUTE, available: 40_000 });
+    expect(limiter.snapshot().dimensions.tpm).toMatchObject({ limit: 40_000, windowMs: MINUTE, available: 40_000 });
   });
 
   it("but a window the names or the dialect tell stands", () => {
     const cerebras = new Limiter();
     cerebras.sync({ "x-ratelimit-limit-requests-day": "14400", "x-ratelimit-remaining-requests-day": "14400" });
-    expect(cerebras.snapshot()["rpd"]).toMatchObject({ limit: 14_400, windowMs: DAY });
+    expect(cerebras.snapshot().dimensions["rpd"]).toMatchObject({ limit: 14_400, windowMs: DAY });
     const groq = new Limiter({ provider: "groq" });
     groq.sync({
       "x-ratelimit-limit-requests": "14400",
       "x-ratelimit-remaining-requests": "14400",
       "x-ratelimit-reset-requests": "0s",
     });
-    expect(groq.snapshot()["rpd"]).toMatchObject({ limit: 14_400, windowMs: DAY });
+    expect(groq.snapshot().dimensions["rpd"]).toMatchObject({ limit: 14_400, windowMs: DAY });
   });
 });
 
@@ -164,8 +164,8 @@ describe("evidence lengthens an unknown window", () => {
     await time.timers.tickAsync(3 * MINUTE);
     expect(run.rejected()).toBe(1);
     expect(budgets(limiter)).toEqual(["rpd"]);
-    expect(limiter.snapshot()["rpd"]).toMatchObject({ limit: 100, windowMs: DAY });
-    expect(limiter.snapshot()["rpd"]!.available).toBeLessThan(1);
+    expect(limiter.snapshot().dimensions["rpd"]).toMatchObject({ limit: 100, windowMs: DAY });
+    expect(limiter.snapshot().dimensions["rpd"]!.available).toBeLessThan(1);
     expect(run.admittedAt).toHaveLength(101);
     // The rest wait for midnight, when the quota is whole again.
     await time.timers.tickAsync(DAY);
@@ -186,7 +186,7 @@ describe("evidence lengthens an unknown window", () => {
     limiter.sync(requests(40));
     limiter.sync({ "retry-after": String(5 * 3_600) }, { status: 429, body: { error: { type: "requests" } } });
     expect(budgets(limiter)).toEqual(["rpd"]);
-    expect(limiter.snapshot()["rpd"]).toMatchObject({ limit: 100, available: 0 });
+    expect(limiter.snapshot().dimensions["rpd"]).toMatchObject({ limit: 100, available: 0 });
   });
 
   it("a hint that several guessed budgets could explain lengthens none", () => {
@@ -214,7 +214,7 @@ describe("evidence lengthens an unknown window", () => {
     second.sync(requests(38));
     second.release();
     expect(budgets(limiter)).toEqual(["requests/1h"]);
-    expect(limiter.snapshot()["requests/1h"]).toMatchObject({ limit: 100, available: 38 });
+    expect(limiter.snapshot().dimensions["requests/1h"]).toMatchObject({ limit: 100, available: 38 });
     await time.timers.tickAsync(10 * MINUTE);
     // Full again after ten minutes: an hour's bucket refills only a sixth of that.
     const third = await limiter.acquire(0);

@@ -128,8 +128,8 @@ export function progressRow(
     int(stats.served),
     int(snapshot.queued),
     int(snapshot.inFlight),
-    int(snapshot["rpm"]?.available ?? NaN),
-    int(snapshot["tpm"]?.available ?? NaN),
+    int(snapshot.dimensions["rpm"]?.available ?? NaN),
+    int(snapshot.dimensions["tpm"]?.available ?? NaN),
     int(stats.rejected),
   ];
 }

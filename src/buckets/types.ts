@@ -8,10 +8,16 @@ export interface Blocker {
 
 /** A dimension's state as {@link Limiter.snapshot} reports it. */
 export interface DimensionSnapshot {
+  /** Units that refill over `windowMs` (the configured limit, or a lower one the headers reported). */
   readonly limit: number;
+  /** The window the limit is stated over, in milliseconds. */
   readonly windowMs: number;
+  /** Largest level (burst size). */
   readonly capacity: number;
-  /** Current level; negative while the dimension is in debt. */
+  /**
+   * Current level: in `Limiter.snapshot`, the whole units a request could take
+   * now (floored, never rounded up); negative while the dimension is in debt.
+   */
   readonly available: number;
   /**
    * Present once the headers showed that the provider meters this dimension in

@@ -50,6 +50,15 @@ export function covers(level: number, cost: number): boolean {
   return level + SLACK * (cost > 1 ? cost : 1) >= cost;
 }
 
+/**
+ * The whole units a level holds, never rounded up: the most a cost can be and
+ * still be covered (so a level a hair under 100 after float drift, which
+ * covers 100, reports 100).
+ */
+export function wholeUnits(level: number): number {
+  return Math.floor(level + SLACK * (level > 1 ? level : 1));
+}
+
 /** Milliseconds from `now` until the level covers `cost` (0 if it already does). */
 export function msUntilCovered(shape: BucketShape, state: BucketState, now: number, cost: number): number {
   const level = levelAt(shape, state, now);

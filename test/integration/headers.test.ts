@@ -64,12 +64,12 @@ function costOn(name: string, used: Usage): number {
 function expectSynced({ view, snapshot, sinceAdmissionMs, used }: AfterCall, name: string, limit: number): void {
   const reported = view.dimensions[name]?.remaining;
   if (reported === undefined) throw new Error(`no ${name} remaining in the headers`);
-  expect(snapshot[name]).toMatchObject({ limit, capacity: limit });
-  expect(snapshot[name]?.available).toBeLessThan(limit);
+  expect(snapshot.dimensions[name]).toMatchObject({ limit, capacity: limit });
+  expect(snapshot.dimensions[name]?.available).toBeLessThan(limit);
   // Within the arrival delay of its admission, what the call used still counts as on its way (it caps the refill).
   const onItsWay = sinceAdmissionMs < ARRIVAL_DELAY_MS ? costOn(name, used) : 0;
-  expect(snapshot[name]?.available).toBeGreaterThanOrEqual(reported - onItsWay);
-  expect(snapshot[name]?.available).toBeLessThanOrEqual(reported + refill(limit, sinceAdmissionMs));
+  expect(snapshot.dimensions[name]?.available).toBeGreaterThanOrEqual(reported - onItsWay);
+  expect(snapshot.dimensions[name]?.available).toBeLessThanOrEqual(reported + refill(limit, sinceAdmissionMs));
 }
 
 describe("headers through .withResponse(), OpenAI", () => {
@@ -156,7 +156,7 @@ describe("headers of a completed call on a shared key, OpenAI", () => {
     });
     if (tokensLeft === undefined) throw new Error("the call never synced");
     expect(tokensLeft).toBeLessThan(15_000); // the other client's use shows, so the sync lowered the level
-    expect(limiter.snapshot().tpm?.available).toBeLessThanOrEqual(
+    expect(limiter.snapshot().dimensions.tpm?.available).toBeLessThanOrEqual(
       tokensLeft + refill(20_000, performance.now() - start),
     );
   });

@@ -50,7 +50,7 @@ async function rejectedThenRetried(
   );
   // run() syncs the 429 before it queues the retry: start the second call while the retry waits.
   await vi.waitFor(() => expect(limiter.snapshot().queued).toBe(1), { timeout: 10_000, interval: 5 });
-  outcome.levelWhileWaiting = limiter.snapshot()[exhausted]?.available ?? NaN;
+  outcome.levelWhileWaiting = limiter.snapshot().dimensions[exhausted]?.available ?? NaN;
   const second = limiter.run(estimate(16), (reservation) => {
     outcome.secondStartedAt = performance.now();
     return call(reservation, 16);

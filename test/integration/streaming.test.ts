@@ -34,9 +34,9 @@ async function streamThrough<U extends Usage>(
     });
     if (!midStream) throw new Error("the stream had no events");
     const start = performance.now();
-    const before = limiter.snapshot()[watched]?.available ?? NaN;
+    const before = limiter.snapshot().dimensions[watched]?.available ?? NaN;
     reservation.settle(used);
-    const after = limiter.snapshot()[watched]?.available ?? NaN;
+    const after = limiter.snapshot().dimensions[watched]?.available ?? NaN;
     return { used, midStream, before, after, settleMs: performance.now() - start };
   } finally {
     reservation.release();

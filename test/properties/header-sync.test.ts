@@ -102,12 +102,12 @@ function tryCall(
 /** Every number finite, every capacity positive, no limit nor level above the configured limit. */
 function expectSane(snapshot: LimiterSnapshot): void {
   for (const [name, configured] of CONFIGURED) {
-    const d = snapshot[name]!;
+    const d = snapshot.dimensions[name]!;
     expect(d.limit).toBeLessThanOrEqual(configured);
     expect(d.capacity).toBeLessThanOrEqual(configured);
     expect(d.available).toBeLessThanOrEqual(d.capacity);
   }
-  for (const [name, d] of Object.entries(snapshot)) {
+  for (const [name, d] of Object.entries({ ...snapshot.dimensions, concurrency: snapshot.concurrency })) {
     if (typeof d !== "object" || d === null) continue;
     for (const n of Object.values(d)) expect(Number.isFinite(n), `${name}: ${JSON.stringify(d)}`).toBe(true);
     if ("capacity" in d) expect(d.capacity).toBeGreaterThan(0);
@@ -268,12 +268,12 @@ describe("invariant 6: headers never make it worse", () => {
       fc.asyncProperty(fc.array(step, { maxLength: 16 }), (steps) =>
         replay(steps, (after, own) => {
           expectSane(after);
-          for (const [name, d] of Object.entries(after)) {
+          for (const [name, d] of Object.entries(after.dimensions)) {
             if (typeof d === "object" && d !== null)
               expect(d, `${name} shows a window`).not.toHaveProperty("resetInMs");
           }
           for (const [name] of CONFIGURED)
-            expect(after[name]!.available).toBeLessThanOrEqual(own[name]!.available + 1e-6);
+            expect(after.dimensions[name]!.available).toBeLessThanOrEqual(own.dimensions[name]!.available + 1e-6);
         }),
       ),
       { numRuns: numRuns(150) },

@@ -18,7 +18,7 @@ describe("regressions found by the property tests", () => {
     expect(limiter.tryAcquire(1000)).toBeDefined();
     old.settle(0);
     // The new bucket gave out its 1000 and is empty: `old` owes it nothing and may give it nothing.
-    expect(limiter.snapshot().tpm!.available).toBe(0);
+    expect(limiter.snapshot().dimensions.tpm!.available).toBe(0);
     expect(limiter.tryAcquire(800)).toBeUndefined();
   });
 
@@ -29,11 +29,12 @@ describe("regressions found by the property tests", () => {
     });
     const reservation = limiter.tryAcquire(500)!; // 1 request charged on "calls"
     limiter.setLimits({ limits: { calls: { unit: "tokens", limit: 1000, windowMs: 60_000 } } });
-    expect(limiter.tryAcquire(limiter.snapshot().calls!.available)).toBeDefined(); // empty it, so a refund would show
-    const before = limiter.snapshot().calls!.available;
+    // Empty it, so a refund would show.
+    expect(limiter.tryAcquire(limiter.snapshot().dimensions.calls!.available)).toBeDefined();
+    const before = limiter.snapshot().dimensions.calls!.available;
     reservation.settle(100);
     // No tokens were ever charged on "calls", so settling 100 of 500 must not hand back 400.
-    expect(limiter.snapshot().calls!.available).toBe(before);
+    expect(limiter.snapshot().dimensions.calls!.available).toBe(before);
   });
 
   it("snapshot(): a custom dimension named like a snapshot field is refused, not hidden behind the field", () => {

@@ -45,7 +45,7 @@ describe("an unknown window never holds traffic back for longer than a minute", 
           }
           if (rejected) headers["retry-after"] = String(rejected.retryAfter);
           limiter.sync(headers, rejected ? { status: 429, body: { error: { type: rejected.type } } } : undefined);
-          for (const [name, d] of Object.entries(limiter.snapshot())) {
+          for (const [name, d] of Object.entries(limiter.snapshot().dimensions)) {
             if (typeof d === "object" && d !== null && "windowMs" in d)
               expect(d.windowMs, name).toBeLessThanOrEqual(MINUTE);
           }

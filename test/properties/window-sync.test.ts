@@ -91,7 +91,7 @@ describe("fixed windows learned from headers, against an independent window mode
             if (shownInWindow !== undefined) expect(accepted, `admitted past the window's limit at ${now}`).toBe(true);
             reservation.sync(provider.headers(now, accepted), { status: accepted ? 200 : 429 });
             reservation.release();
-            const rpm = limiter.snapshot().rpm!;
+            const rpm = limiter.snapshot().dimensions.rpm!;
             for (const n of Object.values(rpm)) expect(Number.isFinite(n)).toBe(true);
             expect(rpm.capacity).toBeGreaterThan(0);
             expect(rpm.limit).toBeLessThanOrEqual(limit);

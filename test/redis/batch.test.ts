@@ -86,7 +86,9 @@ it.skipIf(redisUrl === undefined)(
       );
       expect(client.calls).toBe(1);
       expect(order).toEqual(Array.from({ length: 40 }, (_, i) => i));
-      expect(limiter.snapshot()).toMatchObject({ rpm: { available: 960 }, tpm: { available: 996_000 } });
+      expect(limiter.snapshot()).toMatchObject({
+        dimensions: { rpm: { available: 960 }, tpm: { available: 996_000 } },
+      });
       for (const r of admitted) r.release();
       limiter.close();
     } finally {

@@ -60,7 +60,7 @@ describe("limiters sharing one store", () => {
     await time.timers.tickAsync(0);
     expect(store.calls).toBe(2);
     r.release();
-    expect(limiter!.snapshot().tpm?.available).toBe(9_600);
+    expect(limiter!.snapshot().dimensions.tpm?.available).toBe(9_600);
   });
 
   it("an aborted booking is given back", async () => {
