@@ -4,12 +4,25 @@ import type { RetryOptions } from "./core/retry.js";
 import type { SharedStore } from "./store/shared-store.js";
 import type { Limits, Usage } from "./core/limits.js";
 
-/** Options of a {@link Limiter}. */
+/**
+ * Options of a {@link Limiter}: the budgets of {@link Limits}, and how admission behaves.
+ *
+ * @example
+ * ```ts
+ * import { Limiter } from "llm-limiter";
+ *
+ * const limiter = new Limiter({ rpm: 500, tpm: 200_000, provider: "openai", maxWaitMs: 60_000 });
+ * ```
+ */
 export interface LimiterOptions extends Limits {
   /**
-   * How full the buckets are at start: `"full"` (default: a fresh key),
-   * `"empty"` (safe after a restart, when the key may have just been used) or a
-   * fraction between 0 and 1.
+   * How full the buckets are at start: `"full"` (a fresh key), `"empty"` (safe after a
+   * restart, when the key may have just been used) or a fraction between 0 and 1. A given
+   * value is taken as said, so a full bucket's whole burst may go at once. Left out, the
+   * buckets start full, but an in-memory limiter probes first: it sends 4 calls, then admits
+   * only what refills until the first response or finished call (5 s at most), since a new
+   * process cannot tell a fresh key from one its predecessor just drained.
+   * @default `undefined`: full, behind the start-up probe
    */
   initial?: "full" | "empty" | number;
   /**
@@ -23,7 +36,10 @@ export interface LimiterOptions extends Limits {
    * @default 500
    */
   arrivalDelayMs?: number;
-  /** Most requests that may wait at once; more are rejected with `QueueFullError`. Default `Infinity`. */
+  /**
+   * Most requests that may wait at once; more are rejected with `QueueFullError`.
+   * @default Infinity
+   */
   maxQueue?: number;
   /**
    * Longest time a request may wait for admission unless its call says
@@ -33,24 +49,48 @@ export interface LimiterOptions extends Limits {
    * @default Infinity
    */
   maxWaitMs?: number;
-  /** Time source; default `performance.now()` and `Date.now()`. Inject one for tests. */
+  /**
+   * Time source: monotonic `now()` for refill and timers, `wallNow()` for the absolute resets
+   * some providers send. Inject one for tests.
+   * @default `performance.now()` and `Date.now()`, read at call time
+   */
   clock?: Clock;
-  /** Receives non-fatal problems (a malformed `used`, …). Default `process.emitWarning`. */
+  /**
+   * Receives non-fatal problems: a malformed `used`, a shared store's outage, a refused
+   * write-through.
+   * @default `process.emitWarning`
+   */
   onWarning?: (warning: Error) => void;
-  /** Whose header dialect `sync` reads. Default: detected from the header names. */
+  /**
+   * Whose header dialect `sync` reads; an unknown name throws `TypeError`.
+   * @default `undefined`: detected from each response's header names
+   */
   provider?: ProviderName;
   /**
    * Keep bucket state in a store shared by every replica (`RedisStore` from
-   * `llm-limiter/redis`) instead of this process. Default: in memory.
+   * `llm-limiter/redis`) instead of this process.
+   * @default `undefined`: in this process's memory
+   * @example
+   * ```ts
+   * import { Redis } from "ioredis";
+   * import { Limiter } from "llm-limiter";
+   * import { RedisStore } from "llm-limiter/redis";
+   *
+   * const store = new RedisStore({ client: new Redis(), key: "openai:proj-a:gpt-4o" });
+   * const limiter = new Limiter({ rpm: 500, tpm: 200_000, store });
+   * ```
    */
   store?: SharedStore;
 }
 
 /** How to read one response in `sync`. */
 export interface SyncOptions {
-  /** Whose header dialect to read; default the limiter's `provider`, else detected. */
+  /**
+   * Whose header dialect to read.
+   * @default the limiter's `provider`, else detected from the header names
+   */
   provider?: ProviderName;
-  /** The response's HTTP status: 429 pauses admission (see the README's retry section). */
+  /** The response's HTTP status: a 429 pauses admission for its retry hint (see docs/header-sync.md). */
   status?: number;
   /** The response body (parsed JSON or text), for the 429's retry hint and limit type. */
   body?: unknown;
@@ -60,15 +100,19 @@ export interface SyncOptions {
 export interface AcquireOptions {
   /** Aborting it removes the request from the queue at once and rejects with `signal.reason`. */
   signal?: AbortSignal;
-  /** Longest time to wait for admission; then `WaitTimeoutError`. Default: the limiter's `maxWaitMs`. */
+  /**
+   * Longest time to wait for admission, in ms; then `WaitTimeoutError`.
+   * @default the limiter's `maxWaitMs`
+   */
   maxWaitMs?: number;
 }
 
 /** Options for {@link Limiter.run}. */
 export interface RunOptions extends AcquireOptions {
   /**
-   * Give the reservation back when `fn` throws. Default `false`: providers count
-   * failed calls, so the charge stands.
+   * Give the reservation back when `fn` throws. Off by default: providers count failed
+   * calls, so the charge stands.
+   * @default false
    */
   refundOnError?: boolean;
   /**
@@ -76,8 +120,25 @@ export interface RunOptions extends AcquireOptions {
    * `status === 429`, as the official SDKs' errors do): after syncing its
    * headers, wait its retry hint (or a jittered exponential backoff) and try
    * again at the head of the queue. Billing 429s (`insufficient_quota`) and
-   * `x-should-retry: false` are never retried. Default: no retries. Set the
-   * SDK client's `maxRetries: 0` when the limiter owns retries.
+   * `x-should-retry: false` are never retried. Set the SDK client's
+   * `maxRetries: 0` when the limiter owns retries.
+   * @default `undefined`: no retries
+   * @example
+   * ```ts
+   * import { Limiter } from "llm-limiter";
+   *
+   * declare const limiter: Limiter;
+   * declare function complete(signal: AbortSignal): Promise<{ text: string; tokens: number }>;
+   *
+   * const text = await limiter.run(
+   *   1_000,
+   *   async (reservation) => {
+   *     const answer = await complete(reservation.signal);
+   *     return { value: answer.text, used: answer.tokens };
+   *   },
+   *   { retry: { attempts: 3 } },
+   * );
+   * ```
    */
   retry?: RetryOptions;
 }

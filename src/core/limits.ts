@@ -3,7 +3,20 @@
 /** What a dimension counts. */
 export type Unit = "requests" | "tokens" | "input" | "output";
 
-/** A budget beyond the shorthands, e.g. `{ unit: "tokens", limit: 20_000, windowMs: 10_000 }`. */
+/**
+ * A budget beyond the shorthands, e.g. `{ unit: "tokens", limit: 20_000, windowMs: 10_000 }`.
+ *
+ * @example
+ * ```ts
+ * import { Limiter } from "llm-limiter";
+ *
+ * // A 10-second token budget beside the per-minute requests.
+ * const limiter = new Limiter({
+ *   rpm: 600,
+ *   limits: { "tokens/10s": { unit: "tokens", limit: 20_000, windowMs: 10_000 } },
+ * });
+ * ```
+ */
 export interface CustomLimit {
   /** What it counts: one per request, total tokens, input tokens or output tokens. */
   unit: Unit;
@@ -11,7 +24,10 @@ export interface CustomLimit {
   limit: number;
   /** The window the limit is stated over, in milliseconds. */
   windowMs: number;
-  /** Burst size; default `limit` (a bucket that is full after a window idle). */
+  /**
+   * Burst size: what a full bucket admits at once.
+   * @default the `limit`: a bucket that is full after a window idle
+   */
   capacity?: number;
 }
 
@@ -31,9 +47,19 @@ export interface Limits {
   otpm?: number;
   /** Requests in flight at once: a slot is held from admission until `release()`. */
   concurrency?: number;
-  /** Any other budget, by name. */
+  /** Any other budget, by name: a window other than a minute or a day, or a unit apart. */
   limits?: Record<string, CustomLimit>;
-  /** Burst size per dimension name (default: the dimension's limit). */
+  /**
+   * Burst size per dimension name, for a provider whose bucket holds less than its limit.
+   * @default each dimension's `limit`
+   * @example
+   * ```ts
+   * import { Limiter } from "llm-limiter";
+   *
+   * // 200k tokens a minute, but never more than 50k at once.
+   * const limiter = new Limiter({ tpm: 200_000, capacity: { tpm: 50_000 } });
+   * ```
+   */
   capacity?: Record<string, number>;
 }
 

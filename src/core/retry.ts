@@ -1,12 +1,22 @@
 import { notANumber } from "./values.js";
 
-/** How `run` retries a call that the provider rejected with 429. */
+/**
+ * How `run` retries a call that the provider rejected with 429. A retry waits for the
+ * 429's retry hint; without one, for a jittered backoff: a uniform draw below
+ * `min(maxMs, baseMs * 2^n)` for retry n (0 for the first).
+ */
 export interface RetryOptions {
   /** Retries after the first attempt (0: none). */
   attempts: number;
-  /** First backoff step when the provider gives no hint, in ms. Default 500 (as the official SDKs). */
+  /**
+   * First backoff step when the provider gives no hint, in ms (as the official SDKs).
+   * @default 500
+   */
   baseMs?: number;
-  /** Longest backoff step, in ms. Default 8000 (as the official SDKs). */
+  /**
+   * Longest backoff step, in ms (as the official SDKs).
+   * @default 8000
+   */
   maxMs?: number;
 }
 

@@ -4,7 +4,21 @@ import { checkFailurePolicy, type StoreFailurePolicy } from "../store/shared-sto
 import type { RedisScriptClient } from "./client.js";
 import { scriptClient, type RedisClient } from "./clients.js";
 
-/** Options of `RedisStore`. */
+/**
+ * Options of `RedisStore`.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from "ioredis";
+ * import { RedisStore } from "llm-limiter/redis";
+ *
+ * const store = new RedisStore({
+ *   client: new Redis({ autoResendUnfulfilledCommands: false }),
+ *   key: "openai:proj-a:gpt-4o",
+ *   onError: { local: 1 / 8 }, // eight replicas: each takes an eighth while Redis is down
+ * });
+ * ```
+ */
 export interface RedisStoreOptions {
   /**
    * The Redis connection: an `ioredis` `Redis` or `Cluster`, or a node-redis
@@ -21,7 +35,7 @@ export interface RedisStoreOptions {
   readonly key: string;
   /**
    * Longest wait for each Redis command, in ms; then the call rejects with
-   * `StoreUnavailableError`. Default: 250.
+   * `StoreUnavailableError`.
    *
    * While the client is not connected (it connects or reconnects), the store
    * sends nothing and waits for it within this time, then fails: a command
@@ -29,19 +43,22 @@ export interface RedisStoreOptions {
    * With ioredis, also set `autoResendUnfulfilledCommands: false`: otherwise it
    * sends again, after reconnecting, the commands in flight when the
    * connection dropped.
+   * @default 250
    */
   readonly timeoutMs?: number;
   /**
    * How long a concurrency lease lives unless renewed, in ms: the slot of a
-   * process that crashed mid-call frees itself after this. Default: 60 000.
+   * process that crashed mid-call frees itself after this.
+   * @default 60_000
    */
   readonly leaseMs?: number;
   /**
    * What a limiter on this store does while Redis is unreachable:
-   * `"fail-closed"` (default: admit nothing; requests wait, or time out on their
+   * `"fail-closed"` (admit nothing; requests wait, or time out on their
    * `maxWaitMs`, until Redis is back), `"fail-open"` (admit everything,
    * unmetered) or `{ local: f }` (admit through a local limiter holding the
    * fraction `f` of every budget, e.g. `1 / replicas`).
+   * @default "fail-closed"
    */
   readonly onError?: StoreFailurePolicy;
 }

@@ -52,7 +52,22 @@ export interface AnswerInput {
   readonly body: unknown;
 }
 
-/** Options of {@link createProvider}. Every limit is optional; an unset limit is not enforced. */
+/**
+ * Options of {@link createProvider}. Every limit is optional; an unset limit is not enforced.
+ *
+ * @example
+ * ```ts
+ * import { createProvider } from "llm-limiter/testing";
+ *
+ * // Anthropic's headers, separate input and output buckets, answers after 300 ms + 15 ms a token.
+ * const provider = createProvider({
+ *   itpm: 30_000,
+ *   otpm: 8_000,
+ *   dialect: "anthropic",
+ *   latencyMs: (call) => 300 + 15 * call.actual,
+ * });
+ * ```
+ */
 export interface ProviderOptions {
   /** Requests per minute. */
   rpm?: number;
@@ -68,17 +83,31 @@ export interface ProviderOptions {
   otpm?: number;
   /** Most calls in flight at once; a slot is held until the response (or stream) completes. */
   concurrency?: number;
-  /** Which provider's rate-limit headers to send. Default `"openai"`. */
+  /**
+   * Which provider's rate-limit headers to send: `"openai"`, `"anthropic"`, `"groq"` or
+   * `"azure"` (which also sends `apim-request-id` and `x-ms-region`).
+   * @default "openai"
+   */
   dialect?: Dialect;
-  /** How the server keeps count. Default `"bucket"` (continuous refill). */
+  /**
+   * How the server keeps count: `"bucket"` (continuous refill), `"fixed"` (counters reset
+   * on clock-aligned minute and day boundaries) or `"azure"` (each per-minute limit as
+   * floor(limit / 6) per 10 s window); see {@link WindowMode}.
+   * @default "bucket"
+   */
   window?: WindowMode;
-  /** When OTPM is charged. Default `"estimate"`. */
+  /**
+   * When OTPM is charged: `"estimate"` (`max_tokens` at admission, reconciled to the actual
+   * output at completion) or `"actual"` (the actual output at completion only).
+   * @default "estimate"
+   */
   outputCharge?: OutputCharge;
   /**
    * Milliseconds from admission until the response completes, fixed or per
-   * call (for example `(c) => 300 + 15 * c.actual`). Default 0: responses
+   * call (for example `(c) => 300 + 15 * c.actual`). At 0, responses
    * complete without a timer. Waits use the global `setTimeout`, so fake
    * timers drive them.
+   * @default 0
    */
   latencyMs?: number | ((call: LatencyInput) => number);
   /**
@@ -88,32 +117,39 @@ export interface ProviderOptions {
    * Fixed or per call, so jitter can be drawn (for example
    * `() => between(random, 0, 400)` over a `seededRandom`). Calls with equal
    * delays arrive in the order sent; a call on the wire is admitted (and
-   * charged) even if its client gives up meanwhile. Default 0: admitted at
-   * once, synchronously. Waits use the global `setTimeout`, so fake timers
+   * charged) even if its client gives up meanwhile. At 0, calls are admitted
+   * at once, synchronously. Waits use the global `setTimeout`, so fake timers
    * drive them.
+   * @default 0
    */
   arrivalDelayMs?: number | ((call: ArrivalInput) => number);
-  /** When an admitted call's rate-limit headers are stamped (see {@link HeaderStamp}). Default `"completion"`. */
+  /**
+   * When an admitted call's rate-limit headers are stamped (see {@link HeaderStamp}).
+   * @default "completion"
+   */
   stampHeaders?: HeaderStamp;
   /**
    * Seed of the answer lengths drawn when neither `actual` nor `answerTokens`
-   * decides (seeds equal modulo 2^32 draw alike). Default 0.
+   * decides (seeds equal modulo 2^32 draw alike).
+   * @default 0
    */
   seed?: number;
   /**
    * Decides the answer length of a call that does not pass `actual`; the
-   * result is capped at `maxTokens`. Default: seeded, uniform in 1..maxTokens.
+   * result is capped at `maxTokens`.
+   * @default `undefined`: drawn from `seed`, uniform in 1..`maxTokens`
    */
   answerTokens?: (request: AnswerInput) => number;
   /**
    * Output cap assumed for an OpenAI-style HTTP request without `max_tokens`
-   * or `max_completion_tokens`. Default 4096.
+   * or `max_completion_tokens`.
+   * @default 4096
    */
   defaultMaxTokens?: number;
   /**
    * Time source: `now()` (monotonic) drives the meters and fixed-window
-   * boundaries, `wallNow()` stamps `date` and RFC 3339 resets. Default:
-   * `performance.now()` / `Date.now()`, read at call time.
+   * boundaries, `wallNow()` stamps `date` and RFC 3339 resets.
+   * @default `performance.now()` and `Date.now()`, read at call time
    */
   clock?: Clock;
 }

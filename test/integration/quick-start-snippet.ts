@@ -1,27 +1,26 @@
 import { readFileSync } from "node:fs";
 import ts from "typescript";
+import { extractSnippets, ROOT } from "../docs/snippets.js";
 
-/** The README's quick start, compiled so a test can run it as printed. */
+/** One of the README's quick starts, compiled so a test can run it as printed. */
 export interface QuickStart {
   /** The numeric options the snippet passes to `new Limiter({...})`, e.g. `{ rpm: 500, tpm: 200_000 }`. */
   readonly limits: Readonly<Record<string, number>>;
+  /** The names the snippet leaves free, from its `declare` lines, e.g. `["messages", "promptTokens"]`. */
+  readonly free: readonly string[];
   /**
    * Runs the set-up (every statement before the first top-level `await`) once,
    * with `modules` as what its imports resolve to, and returns one call: the
-   * statements from that `await` on, with the names the snippet leaves free
-   * (`promptTokens`, `messages`) as parameters.
+   * statements from that `await` on, given a value for every free name.
    */
-  start(modules: Readonly<Record<string, unknown>>): { call(promptTokens: number, messages: unknown): Promise<void> };
+  start(modules: Readonly<Record<string, unknown>>): { call(free: Readonly<Record<string, unknown>>): Promise<void> };
 }
 
-const README = new URL("../../README.md", import.meta.url);
-
-/** The first fenced `ts` block under `## Quick start`. */
-export function quickStartSource(readme = readFileSync(README, "utf8")): string {
-  const section = /^## Quick start$([\s\S]*?)(?=^## )/m.exec(readme)?.[1];
-  const block = section && /^```ts\n([\s\S]*?)^```$/m.exec(section)?.[1];
-  if (!block) throw new Error("README.md has no ```ts block under ## Quick start");
-  return block;
+/** The `ts` block under the README's heading `heading` (`OpenAI`, `Anthropic`, …). */
+export function quickStartSource(heading: string, readme = readFileSync(`${ROOT}README.md`, "utf8")): string {
+  const snippet = extractSnippets(readme, "README.md").find((s) => s.heading === heading);
+  if (!snippet) throw new Error(`README.md has no \`\`\`ts block under the heading "${heading}"`);
+  return snippet.code;
 }
 
 /** Whether `node` awaits outside any function of its own. */
@@ -31,14 +30,25 @@ function awaitsAtTopLevel(node: ts.Node): boolean {
   return ts.forEachChild(node, awaitsAtTopLevel) ?? false;
 }
 
-export function compileQuickStart(source = quickStartSource()): QuickStart {
+/** The names a `declare const x: T;` or `declare function f(): T;` statement introduces. */
+function declaredNames(statement: ts.Statement): string[] {
+  if (!ts.canHaveModifiers(statement)) return [];
+  if (!ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.DeclareKeyword)) return [];
+  if (ts.isVariableStatement(statement)) {
+    return statement.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []));
+  }
+  return ts.isFunctionDeclaration(statement) && statement.name ? [statement.name.text] : [];
+}
+
+export function compileQuickStart(source: string): QuickStart {
   const file = ts.createSourceFile("quick-start.ts", source, ts.ScriptTarget.ES2022, true);
   const split = file.statements.findIndex(awaitsAtTopLevel);
   if (split === -1) throw new Error("the quick start makes no call (no top-level await)");
-  const setup = file.statements.slice(0, split);
+  const free = file.statements.flatMap(declaredNames);
   const text = (nodes: readonly ts.Node[]) => nodes.map((n) => n.getText(file)).join("\n");
-  const module = `${text(setup)}
-export async function call(promptTokens: number, messages: unknown): Promise<void> {
+  // The `declare` lines emit nothing; the call takes their names as parameters instead.
+  const module = `${text(file.statements.slice(0, split))}
+export async function call({ ${free.join(", ")} }: Record<string, any>): Promise<void> {
 ${text(file.statements.slice(split))}
 }`;
   // CommonJS without interop helpers: `import X from "m"` reads `require("m").default`, as on an ES module namespace.
@@ -47,14 +57,22 @@ ${text(file.statements.slice(split))}
   });
   return {
     limits: limiterLimits(file),
+    free,
     start(modules) {
-      const exports: Record<string, unknown> = {};
+      const exports: { call?: (free: Readonly<Record<string, unknown>>) => Promise<void> } = {};
       const require = (name: string): unknown => {
         if (!(name in modules)) throw new Error(`the quick start imports "${name}", which the test does not provide`);
         return modules[name];
       };
       new Function("require", "exports", outputText)(require, exports);
-      return exports as ReturnType<QuickStart["start"]>;
+      const run = exports.call!;
+      return {
+        call(values) {
+          const missing = free.filter((name) => !(name in values));
+          if (missing.length > 0) throw new Error(`the quick start leaves ${missing.join(", ")} free: give a value`);
+          return run(values);
+        },
+      };
     },
   };
 }

@@ -1,14 +1,16 @@
+import * as anthropic from "@anthropic-ai/sdk";
 import * as openai from "openai";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { latencyMs } from "../../examples/demo/workload.js";
 import * as llmLimiter from "../../src/index.js";
 import { between, createProvider, estimatePromptTokens, seededRandom } from "../../src/testing/index.js";
-import { compileQuickStart } from "./quick-start-snippet.js";
+import type { Dialect } from "../../src/testing/index.js";
+import { compileQuickStart, quickStartSource } from "./quick-start-snippet.js";
 import { onVirtualNetworkTime } from "./virtual-network-time.js";
 
-// The README's quick start, taken from README.md when the test runs (so the docs cannot
-// drift), run as printed with the README's limits: the real `openai` SDK, configured by its
-// environment variables, over HTTP against the simulator enforcing those limits, with a burst
+// The README's quick starts for OpenAI and Anthropic, taken from README.md when the test runs
+// (so the docs cannot drift), run as printed with the README's limits: the real SDK, configured
+// by its environment variables, over HTTP against the simulator enforcing those limits, with a burst
 // of 1.5 times the RPM. On real time the burst's tail alone would take half a minute, so it runs
 // on virtual time: the loopback HTTP takes none, and the simulator draws the delays a network
 // adds, within the limiter's default arrival delay of 500 ms. The calls the burst sends at once
@@ -17,31 +19,57 @@ import { onVirtualNetworkTime } from "./virtual-network-time.js";
 const OPENING_DELAY_MS = 400;
 const OPEN_JITTER_MS = 50;
 
-const quickStart = compileQuickStart();
+/** What running one provider's quick start takes: its SDK, how it is pointed at the simulator, its free names. */
+interface Provider {
+  readonly heading: string;
+  readonly modules: Readonly<Record<string, unknown>>;
+  readonly dialect: Dialect;
+  env(url: string): Record<string, string>;
+  /** Values for the names the snippet declares, for one prompt. */
+  free(messages: { role: "user"; content: string }[], promptTokens: number): Record<string, unknown>;
+}
+
+const PROVIDERS: readonly Provider[] = [
+  {
+    heading: "OpenAI",
+    modules: { openai, "llm-limiter": llmLimiter },
+    dialect: "openai",
+    env: (url) => ({ OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: "test-key" }),
+    free: (messages, promptTokens) => ({ messages, promptTokens }),
+  },
+  {
+    heading: "Anthropic",
+    modules: { "@anthropic-ai/sdk": anthropic, "llm-limiter": llmLimiter },
+    dialect: "anthropic",
+    env: (url) => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "test-key" }),
+    free: (messages, inputTokens) => ({ messages, inputTokens }),
+  },
+];
 
 afterEach(() => {
   vi.unstubAllEnvs();
   vi.unstubAllGlobals();
 });
 
-describe("the README's quick start, as printed", () => {
-  const { rpm, tpm } = quickStart.limits;
+describe.each(PROVIDERS)("the README's $heading quick start, as printed", (provider) => {
+  const quickStart = compileQuickStart(quickStartSource(provider.heading));
+  const { rpm, ...tokens } = quickStart.limits;
 
-  it(`draws no 429 on a burst of 1.5 x its RPM (${rpm} RPM, ${tpm} TPM)`, async () => {
-    if (rpm === undefined || tpm === undefined) throw new Error("the quick start no longer configures rpm and tpm");
+  it(`draws no 429 on a burst of 1.5 x its RPM (${JSON.stringify(quickStart.limits)})`, async () => {
+    if (rpm === undefined) throw new Error("the quick start no longer configures rpm");
     const random = seededRandom(9);
     const realFetch = globalThis.fetch;
-    const messages = [{ role: "user", content: "Summarise the design notes in three sentences." }];
+    const messages = [{ role: "user" as const, content: "Summarise the design notes in three sentences." }];
     const promptTokens = estimatePromptTokens({ messages });
     const burst = Math.round(1.5 * rpm);
     let sent = 0;
     let fetching = 0;
     let burstAt = Number.NaN;
-    const provider = await onVirtualNetworkTime(() => {
-      const sim = createProvider({
+    const sim = await onVirtualNetworkTime(() => {
+      const simulator = createProvider({
         rpm,
-        tpm,
-        dialect: "openai",
+        ...tokens,
+        dialect: provider.dialect,
         latencyMs,
         arrivalDelayMs: () => {
           sent += 1;
@@ -60,14 +88,14 @@ describe("the README's quick start, as printed", () => {
         }
       });
       const done = (async () => {
-        const server = await sim.listen();
+        const server = await simulator.listen();
         try {
-          vi.stubEnv("OPENAI_BASE_URL", `${server.url}/v1`);
-          vi.stubEnv("OPENAI_API_KEY", "test-key");
-          const { call } = quickStart.start({ openai, "llm-limiter": llmLimiter });
+          for (const [name, value] of Object.entries(provider.env(server.url))) vi.stubEnv(name, value);
+          const { call } = quickStart.start(provider.modules);
+          const free = provider.free(messages, promptTokens);
           burstAt = performance.now();
-          await Promise.all(Array.from({ length: burst }, () => call(promptTokens, messages)));
-          return sim;
+          await Promise.all(Array.from({ length: burst }, () => call(free)));
+          return simulator;
         } finally {
           await server.close();
         }
@@ -75,12 +103,12 @@ describe("the README's quick start, as printed", () => {
       return {
         done,
         onTheWire() {
-          const { served, rejected } = sim.stats();
+          const { served, rejected } = simulator.stats();
           // Requests held at the server for their arrival delay or latency are not on the wire.
           return fetching - (sent - served - rejected);
         },
       };
     });
-    expect(provider.stats()).toMatchObject({ served: burst, rejected: 0 });
+    expect(sim.stats()).toMatchObject({ served: burst, rejected: 0 });
   });
 });
