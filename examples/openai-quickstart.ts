@@ -1,5 +1,5 @@
 /**
- * The README's quick start as a file: the official OpenAI SDK behind
+ * The README's OpenAI quick start as a runnable file: the official OpenAI SDK behind
  * llm-limiter. Needs OPENAI_API_KEY (`npx tsx examples/openai-quickstart.ts`);
  * `npm run demo` runs the same pattern against the simulator instead.
  * In your own project, import from "llm-limiter" rather than "../src/index.js".

@@ -14,7 +14,7 @@ export type ReportedUnit = "requests" | "tokens" | "input" | "output" | "concurr
  * - `inferred`: computed from the limit / remaining / reset triple;
  * - `assumed`: nothing told it, so the shortest window the response allows was taken (a
  *   minute, or longer where the reset bounds it): never a stall of more than that. The
- *   limiter lengthens it as later responses and 429s show more (src/unknown-windows.ts).
+ *   limiter lengthens it as later responses and 429s show more (src/sync/unknown-windows.ts).
  */
 export type WindowSource = "dialect" | "inferred" | "assumed";
 

@@ -16,7 +16,7 @@ const PLAUSIBLE_WINDOWS: readonly number[] = [SECOND, 10 * SECOND, MINUTE, HOUR,
 /**
  * Nothing told the window: take a minute, the shortest window providers meter a budget over
  * that says nothing of its own. Too short costs one 429, whose retry hint then lengthens it
- * (see src/unknown-windows.ts); too long (a minute taken for a day) stops a service for a day.
+ * (see src/sync/unknown-windows.ts); too long (a minute taken for a day) stops a service for a day.
  */
 export const UNKNOWN_WINDOW: WindowDecision = { windowMs: MINUTE, windowSource: "assumed" };
 
