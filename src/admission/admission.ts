@@ -3,7 +3,7 @@ import type { Clock } from "../core/clock.js";
 import type { Ledger } from "../core/ledger.js";
 import type { Estimate } from "../core/limits.js";
 import type { Meters } from "../core/meters.js";
-import type { AdmittedCall } from "../core/reservation.js";
+import type { AdmittedCall, CallHost } from "../core/reservation.js";
 
 /** What a limiter's admission is built from. */
 export interface AdmissionParts {
@@ -50,12 +50,7 @@ export interface Admission {
     refundable: boolean,
   ): Promise<AdmittedCall>;
   /** A retry: back at the head of the queue, admitted no earlier than monotonic `notBefore`. */
-  readmit(
-    estimate: Estimate,
-    signal: AbortSignal | undefined,
-    notBefore: number,
-    refundable: boolean,
-  ): Promise<AdmittedCall>;
+  readmit: CallHost["readmit"];
   /** Rejects every waiter `problemWith` finds a problem with (the budget changed), with that problem. */
   rejectWhere(problemWith: (estimate: Estimate) => Error | undefined): void;
   /** A charge of `amount` on dimension `name` given back (negative: charged more), made at `chargedAt`. */
