@@ -1,7 +1,4 @@
-import type { Clock } from "../core/clock.js";
-
-/** Node fires longer timeouts at once; longer delays are covered in hops. */
-export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+import { MAX_TIMEOUT_MS, type Clock } from "../core/clock.js";
 
 /**
  * One re-armable timer that calls `onFire` once the clock reaches the due

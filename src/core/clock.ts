@@ -18,3 +18,6 @@ export const systemClock: Clock = {
   now: () => performance.now(),
   wallNow: () => Date.now(),
 };
+
+/** The longest delay Node's timers take (longer ones fire at once): longer waits are covered in hops. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;

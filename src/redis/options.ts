@@ -1,5 +1,5 @@
 import { positive } from "../core/values.js";
-import { MAX_TIMEOUT_MS } from "../admission/alarm.js";
+import { MAX_TIMEOUT_MS } from "../core/clock.js";
 import { checkFailurePolicy, type StoreFailurePolicy } from "../store/shared-store.js";
 import type { RedisScriptClient } from "./client.js";
 import { scriptClient, type RedisClient } from "./clients.js";

@@ -1,0 +1,105 @@
+// @ts-check
+/**
+ * The dependency rule of src/ (`npm run check:deps`, in CI): each layer below says what its files may import, and
+ * everything else is forbidden. Type-only imports count. Node built-ins are allowed everywhere; npm packages nowhere,
+ * except type-only imports of the Redis clients from src/redis. No import cycles at all.
+ *
+ * Paths are relative to where depcruise runs, so test/deps/dependency-rules.test.ts runs this same file on the
+ * src/ trees under test/fixtures/deps/.
+ */
+import { URL, fileURLToPath } from "node:url";
+
+/** The parts of src/ (regular expressions on the path from where depcruise runs), and how a violation names them. */
+const parts = {
+  pure: {
+    path: "^src/core/(bucket|budget|limits|values|amounts)\\.ts$",
+    shows: "src/core/{bucket,budget,limits,values,amounts}.ts",
+  },
+  core: { path: "^src/core/", shows: "src/core/**" },
+  headers: { path: "^src/headers/", shows: "src/headers/**" },
+  buckets: { path: "^src/buckets/", shows: "src/buckets/**" },
+  store: { path: "^src/store/", shows: "src/store/**" },
+  sync: { path: "^src/sync/", shows: "src/sync/**" },
+  admission: { path: "^src/admission/", shows: "src/admission/**" },
+  redis: { path: "^src/redis/", shows: "src/redis/**" },
+  plan: { path: "^src/plan/", shows: "src/plan/**" },
+  testing: { path: "^src/testing/", shows: "src/testing/**" },
+  options: { path: "^src/options\\.ts$", shows: "src/options.ts" },
+  facade: { path: "^src/[^/]+\\.ts$", shows: "src/*.ts" },
+  src: { path: "^src/", shows: "anything under src/" },
+  // Wherever node_modules is found: the fixtures resolve it from the project root.
+  redisClients: { path: "(^|/)node_modules/(ioredis|redis|@redis/[^/]+)/", shows: "the Redis clients' types" },
+};
+
+/** @typedef {keyof typeof parts} Part */
+
+/**
+ * "X may import Y" (and node built-ins); all else is forbidden. A file belongs to the first layer that it matches.
+ *
+ * @type {[Part, Part[]][]}
+ */
+const layers = [
+  ["pure", ["pure"]],
+  ["headers", ["headers"]],
+  ["core", ["core", "headers", "options"]],
+  ["buckets", ["core", "buckets"]],
+  ["store", ["core", "store"]],
+  ["sync", ["core", "headers", "buckets", "sync"]],
+  ["admission", ["core", "buckets", "store", "admission", "options"]],
+  ["redis", ["core", "store", "redis", "redisClients"]],
+  // The planner reads durations (`6m0s`) as headers do.
+  ["plan", ["core", "headers", "plan"]],
+  ["testing", ["core", "testing"]],
+  ["facade", ["src"]],
+];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    ...layers.map(
+      /** @returns {import("dependency-cruiser").IRegularForbiddenRuleType} */
+      ([from, mayImport], i) => ({
+        name: `layer-${from}`,
+        comment: `${parts[from].shows} may import only ${mayImport.map((to) => parts[to].shows).join(", ")}`,
+        severity: "error",
+        from: { path: parts[from].path, pathNot: layers.slice(0, i).map(([earlier]) => parts[earlier].path) },
+        to: { pathNot: mayImport.map((to) => parts[to].path), dependencyTypesNot: ["core"] },
+      }),
+    ),
+    {
+      name: "redis-clients-type-only",
+      comment: "src/redis may import the Redis clients (optional peers) for their types only",
+      severity: "error",
+      from: { path: parts.redis.path },
+      to: { path: parts.redisClients.path, dependencyTypesNot: ["type-only", "type-import"] },
+    },
+    {
+      name: "file-outside-layers",
+      comment: "every file under src/ belongs to a layer of .dependency-cruiser.js: add its folder there",
+      severity: "error",
+      from: { path: parts.src.path, pathNot: layers.map(([layer]) => parts[layer].path) },
+      to: { dependencyTypesNot: ["core"] },
+    },
+    {
+      name: "no-circular",
+      comment: "no import cycles, type-only imports included",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "not-to-unresolvable",
+      comment: "every import resolves",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    // NodeNext resolution, so the `.js` specifiers resolve to the `.ts` files.
+    tsConfig: { fileName: fileURLToPath(new URL("tsconfig.json", import.meta.url)) },
+    doNotFollow: { path: ["(^|/)node_modules/", "^(test|bench|examples)/"] },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+  },
+};
