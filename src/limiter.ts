@@ -25,7 +25,12 @@ export interface LimiterSnapshot {
   /** Every dimension by name (`rpm`, `tpm`, a custom one, one learned from headers), levels floored. */
   readonly dimensions: Record<string, DimensionSnapshot>;
   /** Present when a concurrency limit is configured: the limit and the slots free now. */
-  readonly concurrency?: { readonly limit: number; readonly available: number };
+  readonly concurrency?: {
+    /** The configured `concurrency`: requests in flight at once. */
+    readonly limit: number;
+    /** Slots free now: the limit less the slots this limiter's requests hold (not counting other processes'). */
+    readonly available: number;
+  };
   /** Requests waiting for admission. */
   readonly queued: number;
   /** Admitted requests not yet released. */

@@ -44,6 +44,10 @@ export class LimiterError extends Error {
     Object.defineProperty(this, brand, { value: code });
   }
 
+  /**
+   * Whether `value` is an error of this class: one the limiter branded with this class's code (any code on
+   * the base class), from whichever copy or build of the package created it.
+   */
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (typeof value !== "object" || value === null) return false;
     const code = (value as Branded)[brand];
@@ -76,7 +80,10 @@ export class QueueFullError extends LimiterError {
   static override readonly code = "QUEUE_FULL";
   declare readonly code: "QUEUE_FULL";
 
-  constructor(readonly maxQueue: number) {
+  constructor(
+    /** The configured `maxQueue`: how many requests may wait at once. */
+    readonly maxQueue: number,
+  ) {
     super("QUEUE_FULL", `The admission queue is full (maxQueue ${maxQueue})`);
   }
 }

@@ -81,7 +81,14 @@ export type LimitChanges = {
  * requests only), or `{ input, output }` with `output` = max_tokens, which is
  * required once input or output budgets are configured.
  */
-export type Estimate = number | { input: number; output: number };
+export type Estimate =
+  | number
+  | {
+      /** Input (prompt) tokens. */
+      input: number;
+      /** Output tokens: `max_tokens` for an estimate, the answer's tokens for a usage. */
+      output: number;
+    };
 
 /** What a call actually used: same shapes as {@link Estimate}. */
 export type Usage = Estimate;

@@ -17,6 +17,7 @@ export type FailureKind = "rate" | "billing" | "overloaded" | "server" | "other"
 
 /** A failed call, classified, with whatever retry hints it carried. */
 export interface FailureClass {
+  /** What caused the failure, and so whether retrying can help (see {@link FailureKind}). */
   kind: FailureKind;
   /** Which budget a rate limit hit, when the failure says. */
   dimension?: "requests" | "tokens";

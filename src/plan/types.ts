@@ -55,13 +55,23 @@ export interface Plan {
   /** Every budget given, in option order, `concurrency` last. */
   dimensions: DimensionPlan[];
   /** The budget that sets the sustainable rate, and why in words. */
-  binding: { dimension: string; reason: string };
+  binding: {
+    /** The binding budget's option name, as in {@link DimensionPlan.name}. */
+    dimension: string;
+    /** Why it binds, in one sentence, with the rate every budget allows. */
+    reason: string;
+  };
   /** TPM / RPM: tokens a request can use before tokens, not requests, bind; with both `rpm` and `tpm` only. */
   crossover?: number;
   /** Calls per minute sustained indefinitely: the fewest any budget allows. */
   callsPerMinute: number;
   /** At that rate: calls in flight, and tokens they hold beyond what they will use. */
-  inFlight: { calls: number; heldTokens: number };
+  inFlight: {
+    /** Calls in flight on average: the rate times `latencyMs` (Little's law); fractional. */
+    calls: number;
+    /** Tokens those calls have reserved and will refund: `calls × (maxTokens - completion)`. */
+    heldTokens: number;
+  };
   /** What reserving `maxTokens` for answers of `completion` costs. */
   overReservation: {
     /** `maxTokens / completion`: how many times over the answer is reserved. */
@@ -76,7 +86,14 @@ export interface Plan {
     burstShareLost: number;
   };
   /** With `burst`: the calls, the ms until the last is admitted, and the budget that takes longest. */
-  burst?: { calls: number; drainMs: number; dimension: string };
+  burst?: {
+    /** The `burst` asked about: calls arriving at once. */
+    calls: number;
+    /** Ms until the last of them is admitted: the longest {@link DimensionPlan.drainMs}. */
+    drainMs: number;
+    /** The budget that takes that long. */
+    dimension: string;
+  };
   /** One or two things to change, in plain words. */
   recommendations: string[];
 }

@@ -4,7 +4,9 @@ import type { RedisScriptClient } from "./client.js";
 export interface IoredisLike {
   /** `"ready"` once connected; `"wait"` before a `lazyConnect` client's first command, which connects it. */
   readonly status?: string;
+  /** `EVALSHA`: runs the script cached under `sha1` on the first `numkeys` strings as KEYS, the rest as ARGV. */
   evalsha(sha1: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  /** `EVAL`: runs `script` (caching it) on the first `numkeys` strings as KEYS, the rest as ARGV. */
   eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
 }
 
@@ -14,6 +16,7 @@ export interface IoredisLike {
  * same names and take other arguments.
  */
 export interface IoredisClient extends IoredisLike {
+  /** `true` on a `Cluster`, `false` on a `Redis`. */
   readonly isCluster: boolean;
 }
 

@@ -12,7 +12,9 @@ export interface NodeRedisEvalOptions {
 export interface NodeRedisLike {
   /** False while the client connects or reconnects (a cluster client has none). */
   readonly isReady?: boolean;
+  /** `EVALSHA`: runs the script cached under `sha1` with the given KEYS and ARGV. */
   evalSha(sha1: string, options: NodeRedisEvalOptions): Promise<unknown>;
+  /** `EVAL`: runs `script` (caching it) with the given KEYS and ARGV. */
   eval(script: string, options: NodeRedisEvalOptions): Promise<unknown>;
 }
 

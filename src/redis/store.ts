@@ -69,7 +69,12 @@ export class RedisStore implements SharedStore {
   }
 
   /** With no concurrency limit there is nothing to take: resolves `{ lease: undefined, retryMs: 0 }` at once. */
-  async lease(layout: SharedLayout): Promise<{ readonly lease: string | undefined; readonly retryMs: number }> {
+  async lease(layout: SharedLayout): Promise<{
+    /** The lease taken, to give back with `release`; `undefined` when every slot is held. */
+    readonly lease: string | undefined;
+    /** With no lease: ms until the earliest lease expires, at the latest, to retry then. `0` with a lease. */
+    readonly retryMs: number;
+  }> {
     if (layout.concurrency === undefined) return { lease: undefined, retryMs: 0 };
     const args = [num("concurrency", layout.concurrency), String(this.leaseMs), randomUUID()];
     const [lease, retryMs] = strings(await this.runner.run(scripts.lease, this.keys, args), 2) as [string, string];

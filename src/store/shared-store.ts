@@ -12,9 +12,11 @@
 
 /** One dimension as the shared store meters it. */
 export interface SharedDimension {
+  /** The dimension's name (`rpm`, `tpm`, a custom one): the store keeps its state under this name. */
   readonly name: string;
   /** Units refilled per `windowMs`. */
   readonly limit: number;
+  /** The refill window, in ms. */
   readonly windowMs: number;
   /** Largest level (burst). */
   readonly capacity: number;
@@ -22,6 +24,7 @@ export interface SharedDimension {
 
 /** What the caller's limiter is configured with, sent along with every call. */
 export interface SharedLayout {
+  /** The metered dimensions, in the order every per-dimension array (costs, deltas, marks, levels) follows. */
   readonly dimensions: readonly SharedDimension[];
   /** Leases allowed at once across every process; `undefined`: no concurrency limit. */
   readonly concurrency: number | undefined;
@@ -68,7 +71,13 @@ export interface Booking {
  * - `{ local: f }`: admit through a local limiter holding the fraction `f` of every budget
  *   (`1 / replicas` shares the quota fairly while the replicas cannot coordinate).
  */
-export type StoreFailurePolicy = "fail-closed" | "fail-open" | { readonly local: number };
+export type StoreFailurePolicy =
+  | "fail-closed"
+  | "fail-open"
+  | {
+      /** The fraction of every budget the local limiter holds, in (0, 1]. */
+      readonly local: number;
+    };
 
 /** Checks a {@link StoreFailurePolicy}; returns its local fraction, if it has one. Throws TypeError/RangeError. */
 export function checkFailurePolicy(policy: unknown): number | undefined {
@@ -106,7 +115,12 @@ export interface SharedStore {
    * Takes a concurrency lease for a booking that came due; `lease` undefined:
    * none free, retry after `retryMs`. Called only when `layout.concurrency` is set.
    */
-  lease(layout: SharedLayout): Promise<{ readonly lease: string | undefined; readonly retryMs: number }>;
+  lease(layout: SharedLayout): Promise<{
+    /** The lease taken, to give back with `release`; `undefined` when every slot is held. */
+    readonly lease: string | undefined;
+    /** With no lease: ms until the earliest lease expires, at the latest, to retry then. `0` with a lease. */
+    readonly retryMs: number;
+  }>;
   /** Adds `deltas` to the levels (a refund, a cancelled booking; negative: an extra charge), capped at capacity. */
   adjust(layout: SharedLayout, deltas: readonly number[]): Promise<void>;
   /** Gives a lease back. */

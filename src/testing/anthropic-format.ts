@@ -6,26 +6,48 @@ import { rejectionMessage } from "./rejection.js";
 
 /** Token counts in Anthropic's shape. */
 export interface AnthropicUsage {
+  /** Input (prompt) tokens the request used. */
   input_tokens: number;
+  /** Output tokens generated. */
   output_tokens: number;
 }
 
 /** A non-streaming Messages API response body. */
 export interface AnthropicMessage {
+  /** The message's unique id, `msg_…`. */
   id: string;
+  /** The object type, always `"message"`. */
   type: "message";
+  /** Who wrote the message: always `"assistant"`. */
   role: "assistant";
+  /** The model that answered: here the request's `model`, echoed. */
   model: string;
-  content: { type: "text"; text: string }[];
+  /** The content blocks the model generated; the simulator sends one text block. */
+  content: {
+    /** The block's type: `"text"`. */
+    type: "text";
+    /** The block's text. */
+    text: string;
+  }[];
+  /** Why generation stopped: `"end_turn"` at a natural end, `"max_tokens"` at the `max_tokens` limit. */
   stop_reason: "end_turn" | "max_tokens";
+  /** The custom stop sequence that ended generation, if one did; `null` here. */
   stop_sequence: null;
+  /** Tokens the request used, as billed and rate-limited. */
   usage: AnthropicUsage;
 }
 
 /** Anthropic's error body (429: `error.type` is `"rate_limit_error"`). */
 export interface AnthropicErrorBody {
+  /** The object type, always `"error"`. */
   type: "error";
-  error: { type: string; message: string };
+  /** What went wrong. */
+  error: {
+    /** The error's type, e.g. `"rate_limit_error"`, `"invalid_request_error"`, `"not_found_error"`. */
+    type: string;
+    /** A human-readable description of the error. */
+    message: string;
+  };
 }
 
 /** The Messages API body for a finished answer. */

@@ -24,6 +24,7 @@ export interface ProviderServer {
    * OpenAI SDK's `baseURL` and `url` itself as the Anthropic SDK's.
    */
   readonly url: string;
+  /** The port listened on: the one asked for, or the free one chosen for port 0. */
   readonly port: number;
   /** Stops listening and closes every open connection (streams included); resolves once closed. Idempotent. */
   close(): Promise<void>;

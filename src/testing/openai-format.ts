@@ -6,29 +6,59 @@ import { rejectionMessage } from "./rejection.js";
 
 /** Token counts in OpenAI's shape. */
 export interface OpenAIUsage {
+  /** Tokens in the prompt. */
   prompt_tokens: number;
+  /** Tokens in the generated answer. */
   completion_tokens: number;
+  /** Tokens used in all: `prompt_tokens + completion_tokens`. */
   total_tokens: number;
 }
 
 /** A non-streaming `chat.completion` response body. */
 export interface OpenAIChatCompletion {
+  /** The completion's unique id, `chatcmpl-…`. */
   id: string;
+  /** The object type, always `"chat.completion"`. */
   object: "chat.completion";
+  /** When the completion was created, in Unix seconds. */
   created: number;
+  /** The model that answered: here the request's `model`, echoed. */
   model: string;
+  /** The answers generated, one per requested choice; the simulator always sends one. */
   choices: {
+    /** The choice's position in `choices`, from 0. */
     index: number;
-    message: { role: "assistant"; content: string; refusal: null };
+    /** The message the model generated. */
+    message: {
+      /** Who wrote the message: always `"assistant"`. */
+      role: "assistant";
+      /** The message's text. */
+      content: string;
+      /** The model's refusal message when it refused, else `null` (the simulator never refuses). */
+      refusal: null;
+    };
+    /** Log probabilities of the tokens, when requested; `null` here. */
     logprobs: null;
+    /** Why generation stopped: `"stop"` at a natural end, `"length"` at the `max_tokens` limit. */
     finish_reason: "stop" | "length";
   }[];
+  /** Tokens the request used. */
   usage: OpenAIUsage;
 }
 
 /** OpenAI's error body (429: `type` is `"requests"` or `"tokens"`, `code` is `"rate_limit_exceeded"`). */
 export interface OpenAIErrorBody {
-  error: { message: string; type: string; param: string | null; code: string | null };
+  /** What went wrong. */
+  error: {
+    /** A human-readable description of the error. */
+    message: string;
+    /** The error's category, e.g. `"invalid_request_error"`; on a 429, the budget hit: `"requests"` or `"tokens"`. */
+    type: string;
+    /** The request parameter the error concerns, or `null`. */
+    param: string | null;
+    /** A machine-readable error code, e.g. `"rate_limit_exceeded"`, or `null`. */
+    code: string | null;
+  };
 }
 
 /** The `chat.completion` body for a finished answer. */

@@ -1,11 +1,22 @@
 /** A message's content as either API sends it: a string, or parts of which only text parts count. */
-export type MessageContent = string | readonly { readonly type: string; readonly text?: string }[];
+export type MessageContent =
+  | string
+  | readonly {
+      /** The part's type, e.g. `"text"`, `"image_url"`, `"image"`. */
+      readonly type: string;
+      /** A text part's text; parts without one count nothing. */
+      readonly text?: string;
+    }[];
 
 /** The parts of a chat request that make up its prompt, in OpenAI or Anthropic shape. */
 export interface PromptParts {
   /** Anthropic's top-level system prompt (OpenAI sends it as a message instead). */
   readonly system?: MessageContent;
-  readonly messages: readonly { readonly content?: MessageContent | null }[];
+  /** The conversation's messages, in order (OpenAI's include a system message, if any). */
+  readonly messages: readonly {
+    /** The message's content; missing or `null` (an assistant message with only tool calls) counts as empty. */
+    readonly content?: MessageContent | null;
+  }[];
 }
 
 /** Tokens every message costs beyond its text (role and separators), as OpenAI's cookbook counts them. */

@@ -38,8 +38,27 @@ export interface CallUsage {
  * chat-completions shape otherwise.
  */
 export type CallResult =
-  | { status: 200; headers: ResponseHeaders; usage: CallUsage; body: OpenAIChatCompletion | AnthropicMessage }
-  | { status: 429; headers: ResponseHeaders; body: OpenAIErrorBody | AnthropicErrorBody };
+  | {
+      /** HTTP status: 200, the call was served. */
+      status: 200;
+      /** Response headers by lower-case name: `date`, a request id, the rate-limit headers (when: `stampHeaders`). */
+      headers: ResponseHeaders;
+      /** The tokens the call used. */
+      usage: CallUsage;
+      /** The answer: a `chat.completion` or a Messages API message. */
+      body: OpenAIChatCompletion | AnthropicMessage;
+    }
+  | {
+      /** HTTP status: 429, the call was rate-limited. */
+      status: 429;
+      /**
+       * Response headers by lower-case name: `date`, a request id, the rate-limit headers, and `retry-after`
+       * (seconds) and `retry-after-ms` when the call can ever succeed.
+       */
+      headers: ResponseHeaders;
+      /** The provider's rate-limit error body. */
+      body: OpenAIErrorBody | AnthropicErrorBody;
+    };
 
 /** A simulated LLM provider that meters calls as a real one does. */
 export interface SimulatedProvider {
