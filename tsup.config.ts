@@ -3,8 +3,9 @@ import { defineConfig } from "tsup";
 const shared = {
   target: "node20",
   platform: "node",
-  // No sourcemaps in the package: the output is unminified, so stack traces already read as the source does; maps carrying their sources would triple the unpacked size, and maps without them point at src/,
-  // which is not published.
+  // No sourcemaps in the package: the output is unminified, so stack traces already read as the source does;
+  // maps carrying their sources would triple the unpacked size, and maps without them point at src/, which is not
+  // published.
   sourcemap: false,
   // Error classes need no kept names: they are told apart by their code (see src/core/errors.ts).
   treeshake: true,
