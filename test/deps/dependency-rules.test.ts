@@ -49,7 +49,7 @@ describe("the dependency rule", () => {
       "layer-core: src/core/clock.ts → ../sync/levels.js",
       "layer-facade: src/limiter.ts → ../test/helper.js",
       "layer-headers: src/headers/parse.ts → ../core/limits.js",
-      "layer-plan: src/plan/args.ts → ../headers/parse.js",
+      "layer-plan: src/plan/args.ts → ../sync/levels.js",
       "layer-pure: src/core/budget.ts → ./clock.js",
       "layer-redis: src/redis/options.ts → ../admission/queue.js",
       "layer-store: src/store/shared-store.ts → p-queue",
