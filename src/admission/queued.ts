@@ -162,7 +162,13 @@ export abstract class QueuedAdmission implements Admission {
     }
     this.headAlarm.clear();
     this.deadlineAlarm.clear();
+    const written = this.finish();
     this.notifyIdle();
+    return written;
+  }
+
+  /** Closing: stops what admits in the background; resolves once the writes made so far are done. */
+  protected finish(): Promise<void> {
     return Promise.resolve();
   }
 

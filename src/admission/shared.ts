@@ -109,10 +109,9 @@ export class SharedAdmission extends QueuedAdmission {
   }
 
   /** Stops booking and renewing; resolves once every settle, release and sync already made is written. */
-  override async close(): Promise<void> {
-    await super.close();
+  protected override finish(): Promise<void> {
     this.alarm.clear();
-    await this.link.close();
+    return this.link.close();
   }
 
   /**
