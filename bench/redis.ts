@@ -2,8 +2,9 @@
  * llm-limiter's Redis store beside rate-limiter-flexible's RateLimiterRedis,
  * against a redis-server of its own: admissions per second from one caller,
  * and from 1 and from 4 processes of many callers, on a budget that never
- * binds; Redis commands per admission; and the makespan of 4 processes sharing
- * a budget that binds, against its bound.
+ * binds; Redis commands per admission; the makespan of 4 processes sharing
+ * a budget that binds, against its bound; and admissions per second through a
+ * Redis Cluster of its own, beside the single server's (reported, not targeted).
  * Prints markdown and writes it to bench/results/redis.md.
  *
  *   npx tsx bench/redis.ts
@@ -16,6 +17,8 @@ import { commandsRun, resetCommandStats } from "./redis/commandstats.js";
 import { report, type Costs, type MakespanRow, type ThroughputRow } from "./redis/report.js";
 // The same throwaway server the tests start.
 import { startRedisServer } from "../test/redis/server.js";
+// The throwaway Cluster the Cluster tests start.
+import { startRedisCluster, type RedisCluster } from "../test/redis-cluster/cluster.js";
 import { runWorkers, type Run } from "./redis/workers.js";
 import { providerView } from "./redis/bucket.js";
 
@@ -36,8 +39,8 @@ const REQUESTS = 1_200;
 const MAKESPAN_PROCESSES = 4;
 const MAKESPAN: readonly Library[] = ["llm-limiter", "rate-limiter-flexible"];
 
-/** Runs `jobs` in their own processes, counting the server's commands from "go" on. */
-async function measured(redis: Redis, jobs: Job[]): Promise<Run & { commands: number }> {
+/** Runs `jobs` in their own processes, counting the server's commands (a Cluster's: its primaries') from "go" on. */
+async function measured(redis: Redis | readonly Redis[], jobs: Job[]): Promise<Run & { commands: number }> {
   const run = await runWorkers(jobs, () => resetCommandStats(redis));
   return { ...run, commands: await commandsRun(redis) };
 }
@@ -48,16 +51,25 @@ function perAdmission(reports: readonly Report[], commands: number, admissions: 
   return { roundTrips: sent / admissions, serverCommands: commands / admissions };
 }
 
-/** `callers` loops in each of `processes` processes on one key, for `DURATION_MS`. */
+/** `callers` loops in each of `processes` processes on one key, for `DURATION_MS` (through `cluster` if given). */
 async function throughputRow(
   url: string,
-  redis: Redis,
+  redis: Redis | readonly Redis[],
   library: Library,
   processes: number,
   callers: number,
   key: string,
+  cluster?: RedisCluster,
 ): Promise<ThroughputRow> {
-  const job: Job = { kind: "throughput", library, redisUrl: url, key, callers, durationMs: DURATION_MS };
+  const job: Job = {
+    kind: "throughput",
+    library,
+    redisUrl: url,
+    ...(cluster && { cluster: cluster.startupNodes }),
+    key,
+    callers,
+    durationMs: DURATION_MS,
+  };
   const { reports, commands } = await measured(
     redis,
     Array.from({ length: processes }, () => job),
@@ -127,6 +139,34 @@ async function makespanRows(url: string, redis: Redis): Promise<MakespanRow[]> {
   return rows;
 }
 
+/**
+ * llm-limiter through an ioredis `Cluster` on a Redis Cluster of its own (three primaries, three
+ * replicas, on this host), as many processes and callers as the single-server rows, each run
+ * followed by one on the single server so that both see the same neighbours; best of as many
+ * rounds: reported, not targeted.
+ */
+async function clusterRows(url: string, redis: Redis): Promise<{ cluster: ThroughputRow[]; single: ThroughputRow[] }> {
+  const cluster = await startRedisCluster();
+  try {
+    const primaries = (await cluster.primaries()).map((node) => cluster.node(node.port));
+    const best = { cluster: new Map<number, ThroughputRow>(), single: new Map<number, ThroughputRow>() };
+    const keep = (rows: Map<number, ThroughputRow>, row: ThroughputRow): void => {
+      if (row.perSecond > (rows.get(row.processes)?.perSecond ?? 0)) rows.set(row.processes, row);
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const processes of PROCESSES) {
+        const key = `bench:cluster:${processes}:${round}`;
+        keep(best.cluster, await throughputRow("", primaries, "llm-limiter", processes, CALLERS, key, cluster));
+        keep(best.single, await throughputRow(url, redis, "llm-limiter", processes, CALLERS, `${key}:single`));
+        process.stderr.write(`cluster: llm-limiter from ${processes} process(es), round ${round + 1}/${ROUNDS} done\n`);
+      }
+    }
+    return { cluster: [...best.cluster.values()], single: [...best.single.values()] };
+  } finally {
+    await cluster.stop();
+  }
+}
+
 const server = await startRedisServer();
 const redis = new Redis(server.url);
 let markdown: string;
@@ -134,6 +174,7 @@ try {
   const uncontended = await uncontendedRows(server.url, redis);
   const throughput = await throughputRows(server.url, redis);
   const makespan = await makespanRows(server.url, redis);
+  const cluster = await clusterRows(server.url, redis);
   const boundMs = ((REQUESTS - BINDING.limit) * BINDING.windowMs) / BINDING.limit;
   markdown = report({
     callers: CALLERS,
@@ -142,6 +183,8 @@ try {
     uncontendedRows: uncontended,
     throughputRows: throughput,
     makespanRows: makespan,
+    clusterRows: cluster.cluster,
+    clusterSingleRows: cluster.single,
     boundMs,
     binding: BINDING,
     requests: REQUESTS,

@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { Limiter } from "../../src/index.js";
 import { ioredis, RedisStore } from "../../src/redis/index.js";
@@ -16,7 +16,7 @@ export const UNBOUNDED: RequestBudget = { limit: 1e12, windowMs: 60_000 };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** llm-limiter on RPM + TPM; `settle` reports usage below the estimate, as `run` does after a call. */
-function llmLimiter(redis: Redis, key: string, budget: RequestBudget, settle: boolean): Admitter {
+function llmLimiter(redis: Redis | Cluster, key: string, budget: RequestBudget, settle: boolean): Admitter {
   const limiter = new Limiter({
     limits: {
       requests: { unit: "requests", ...budget },
@@ -37,7 +37,7 @@ function llmLimiter(redis: Redis, key: string, budget: RequestBudget, settle: bo
  * `windowMs`, whole seconds), waiting the way its docs advise: consume, and on
  * a rejection sleep `msBeforeNext` and try again.
  */
-function rateLimiterFlexible(redis: Redis, key: string, budget: RequestBudget): Admitter {
+function rateLimiterFlexible(redis: Redis | Cluster, key: string, budget: RequestBudget): Admitter {
   const limiter = new RateLimiterRedis({
     storeClient: redis,
     keyPrefix: key,
@@ -58,7 +58,7 @@ function rateLimiterFlexible(redis: Redis, key: string, budget: RequestBudget): 
   return { admit, close: () => {} };
 }
 
-export function admitter(library: Library, redis: Redis, key: string, budget: RequestBudget): Admitter {
+export function admitter(library: Library, redis: Redis | Cluster, key: string, budget: RequestBudget): Admitter {
   if (library === "rate-limiter-flexible") return rateLimiterFlexible(redis, key, budget);
   return llmLimiter(redis, key, budget, library === "llm-limiter-settle");
 }

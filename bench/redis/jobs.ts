@@ -14,6 +14,8 @@ export interface ThroughputJob {
   readonly kind: "throughput";
   readonly library: Library;
   readonly redisUrl: string;
+  /** When given, the job goes through an ioredis `Cluster` on these nodes instead of `redisUrl`. */
+  readonly cluster?: readonly { readonly host: string; readonly port: number }[];
   readonly key: string;
   readonly callers: number;
   readonly durationMs: number;

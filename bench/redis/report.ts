@@ -32,6 +32,10 @@ export interface Results {
   readonly uncontendedRows: readonly ThroughputRow[];
   readonly throughputRows: readonly ThroughputRow[];
   readonly makespanRows: readonly MakespanRow[];
+  /** llm-limiter through an ioredis `Cluster`, as many processes and callers as `throughputRows`. */
+  readonly clusterRows: readonly ThroughputRow[];
+  /** llm-limiter on the single server, each run just after the Cluster run of as many processes. */
+  readonly clusterSingleRows: readonly ThroughputRow[];
   readonly boundMs: number;
   readonly binding: RequestBudget;
   readonly requests: number;
@@ -53,15 +57,23 @@ function perSecond(rows: readonly ThroughputRow[], library: Library, processes: 
   return rows.find((row) => row.library === library && row.processes === processes)?.perSecond ?? NaN;
 }
 
-/** Admissions per second and their costs, beside rate-limiter-flexible's with as many processes. */
-function throughputTable(rows: readonly ThroughputRow[]): string {
+/** What a table's admissions per second are divided by: a row of the same library and processes elsewhere. */
+interface Baseline {
+  readonly name: string;
+  readonly rows: readonly ThroughputRow[];
+  readonly library?: Library;
+}
+
+/** Admissions per second and their costs, beside `baseline`'s (rate-limiter-flexible's) with as many processes. */
+function throughputTable(rows: readonly ThroughputRow[], baseline?: Baseline): string {
+  const against = baseline ?? { name: "rate-limiter-flexible", rows, library: "rate-limiter-flexible" };
   return markdownTable(
     [
       "library",
       "an admission is",
       "processes",
       "admissions/s",
-      "÷ rate-limiter-flexible",
+      `÷ ${against.name}`,
       "round trips",
       "commands Redis ran",
     ],
@@ -71,7 +83,7 @@ function throughputTable(rows: readonly ThroughputRow[]): string {
       WHAT[row.library],
       String(row.processes),
       whole(row.perSecond),
-      ratio(row.perSecond / perSecond(rows, "rate-limiter-flexible", row.processes)),
+      ratio(row.perSecond / perSecond(against.rows, against.library ?? row.library, row.processes)),
       fixed(row.roundTrips),
       fixed(row.serverCommands),
     ]),
@@ -150,6 +162,17 @@ process queues its ${whole(r.requests / r.processes)} first, so its first admiss
 early by up to that difference.
 
 ${makespan}
+
+## Through a Redis Cluster
+
+The same admissions (${r.callers} loops per process, ${fixed(r.durationMs / 1_000, 1)} s, one key) through an ioredis \`Cluster\` on a
+Redis Cluster the benchmark starts on this host (three primaries, one replica each). The key's
+state sits in one slot (one hash tag), so one primary serves it; commands Redis ran are summed over
+the primaries. Each run is followed by one on the single server, so that both see the same
+neighbours (the single server: ${r.clusterSingleRows.map((row) => `${whole(row.perSecond)}/s from ${row.processes} process${row.processes === 1 ? "" : "es"}`).join(", ")}); best of ${r.rounds} runs each:
+reported, not targeted.
+
+${throughputTable(r.clusterRows, { name: "one server", rows: r.clusterSingleRows })}
 
 ## Targets
 

@@ -2,7 +2,7 @@
  * One process of the Redis benchmark (`node --import tsx bench/redis/worker.ts <job>`):
  * warms up on a key of its own, says "ready", and on "go" runs its job and reports.
  */
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import { admitter, UNBOUNDED, type Admitter } from "./admitters.js";
 import {
   epochNow,
@@ -21,10 +21,12 @@ const WARMUP_CALLERS = 32;
 const WARMUP_MS = 1_000;
 
 /** Counts the commands a client sends (each one a round trip), from `reset()` on. */
-function countCommands(client: Redis): { reset(): void; readonly sent: number } {
+function countCommands(client: Redis | Cluster): { reset(): void; readonly sent: number } {
   const counter = { sent: 0, reset: () => void (counter.sent = 0) };
-  const send = client.sendCommand.bind(client);
-  client.sendCommand = (...args: Parameters<Redis["sendCommand"]>) => {
+  // A Cluster sends every command through its own sendCommand, which picks the node.
+  const sender = client as unknown as { sendCommand(...args: unknown[]): unknown };
+  const send = sender.sendCommand.bind(client);
+  sender.sendCommand = (...args: unknown[]) => {
     counter.sent++;
     return send(...args);
   };
@@ -62,7 +64,10 @@ async function makespan(
   return { admissions: requests, elapsedMs: Math.max(...admittedAt) - start, admittedAt };
 }
 
-const redis = new Redis(job.redisUrl);
+const redis =
+  job.kind === "throughput" && job.cluster
+    ? new Cluster([...job.cluster], { redisOptions: { autoResendUnfulfilledCommands: false } })
+    : new Redis(job.redisUrl);
 // llm-limiter's store sends nothing until the client is ready.
 await new Promise((resolve) => redis.once("ready", resolve));
 const commands = countCommands(redis);

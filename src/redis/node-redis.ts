@@ -1,4 +1,5 @@
 import type { RedisScriptClient } from "./client.js";
+import { followFailovers } from "./node-redis-cluster.js";
 
 /** Keys and arguments of a script call, as node-redis takes them. */
 export interface NodeRedisEvalOptions {
@@ -24,6 +25,8 @@ export interface NodeRedisLike {
  * as it is: any object with `evalSha` and `eval`.
  */
 export function nodeRedis(client: NodeRedisLike): RedisScriptClient {
+  // A cluster client would not find the new primary after a failover on its own.
+  followFailovers(client);
   return {
     evalsha: (sha1, keys, args) => client.evalSha(sha1, { keys: [...keys], arguments: [...args] }),
     eval: (script, keys, args) => client.eval(script, { keys: [...keys], arguments: [...args] }),
