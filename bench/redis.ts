@@ -5,22 +5,23 @@
  * binds; Redis commands per admission; the makespan of 4 processes sharing
  * a budget that binds, against its bound; and admissions per second through a
  * Redis Cluster of its own, beside the single server's (reported, not targeted).
- * Prints markdown and writes it to bench/results/redis.md.
+ * Prints markdown and writes it to bench/results/redis.md, keeping the records below its marker.
  *
  *   npx tsx bench/redis.ts
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import type { Job, Library, Report, RequestBudget } from "./redis/jobs.js";
 import { commandsRun, resetCommandStats } from "./redis/commandstats.js";
-import { report, type Costs, type MakespanRow, type ThroughputRow } from "./redis/report.js";
+import { report, type Costs, type MakespanRow, type ThroughputRow, type UncontendedRows } from "./redis/report.js";
 // The same throwaway server the tests start.
 import { startRedisServer } from "../test/redis/server.js";
 // The throwaway Cluster the Cluster tests start.
 import { startRedisCluster, type RedisCluster } from "../test/redis-cluster/cluster.js";
 import { runWorkers, type Run } from "./redis/workers.js";
 import { providerView } from "./redis/bucket.js";
+import { keptRecords, RECORDS_MARKER } from "./goodput/report.js";
 
 const CALLERS = 32;
 const DURATION_MS = 3_000;
@@ -31,7 +32,12 @@ const DURATION_MS = 3_000;
 const ROUNDS = 2;
 const PROCESSES = [1, 4] as const;
 /** One caller awaiting one admission after another: nothing is ever queued behind it. */
-const UNCONTENDED: readonly Library[] = ["llm-limiter", "rate-limiter-flexible"];
+const UNCONTENDED: readonly Library[] = ["llm-limiter", "llm-limiter-rpm", "rate-limiter-flexible"];
+/**
+ * Rounds of the one-caller runs, each library in fresh processes, the order reversed from round to round; the ratio
+ * reported is the median of the rounds' ratios (a neighbour's load hits the runs of one round alike).
+ */
+const UNCONTENDED_ROUNDS = 5;
 const THROUGHPUT: readonly Library[] = ["llm-limiter", "llm-limiter-settle", "rate-limiter-flexible"];
 /** 600 at once, then 60/s: 1,200 requests cannot all be admitted before 10 s. */
 const BINDING: RequestBudget = { limit: 600, windowMs: 10_000 };
@@ -103,13 +109,40 @@ async function throughputRows(url: string, redis: Redis): Promise<ThroughputRow[
   return [...best.values()];
 }
 
-async function uncontendedRows(url: string, redis: Redis): Promise<ThroughputRow[]> {
-  const rows: ThroughputRow[] = [];
-  for (const library of UNCONTENDED) {
-    rows.push(await throughputRow(url, redis, library, 1, 1, `bench:${library}:uncontended`));
-    process.stderr.write(`uncontended: ${library} done\n`);
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length / 2;
+  return sorted.length % 2 === 1 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** One caller, `UNCONTENDED_ROUNDS` interleaved rounds: per library its median round, with the median ratio. */
+async function uncontendedRows(url: string, redis: Redis): Promise<UncontendedRows> {
+  const runs = new Map<Library, ThroughputRow[]>(UNCONTENDED.map((library) => [library, []]));
+  const ours = UNCONTENDED.filter((library) => library !== "rate-limiter-flexible");
+  const ratios = new Map<Library, number[]>(ours.map((library) => [library, []]));
+  for (let round = 0; round < UNCONTENDED_ROUNDS; round++) {
+    const order = round % 2 === 0 ? UNCONTENDED : [...UNCONTENDED].reverse();
+    const rows = new Map<Library, ThroughputRow>();
+    for (const library of order) {
+      rows.set(library, await throughputRow(url, redis, library, 1, 1, `bench:${library}:uncontended:${round}`));
+    }
+    for (const [library, row] of rows) runs.get(library)!.push(row);
+    const flexible = rows.get("rate-limiter-flexible")!.perSecond;
+    for (const library of ours) ratios.get(library)!.push(rows.get(library)!.perSecond / flexible);
+    process.stderr.write(`uncontended: round ${round + 1}/${UNCONTENDED_ROUNDS} done\n`);
   }
-  return rows;
+  const rows = UNCONTENDED.map((library) => {
+    const all = runs.get(library)!;
+    return {
+      library,
+      processes: 1,
+      perSecond: median(all.map((row) => row.perSecond)),
+      roundTrips: median(all.map((row) => row.roundTrips)),
+      serverCommands: median(all.map((row) => row.serverCommands)),
+      ratio: median(ratios.get(library) ?? [1]),
+    };
+  });
+  return { rows, ratios };
 }
 
 async function makespanRows(url: string, redis: Redis): Promise<MakespanRow[]> {
@@ -180,7 +213,7 @@ try {
     callers: CALLERS,
     rounds: ROUNDS,
     durationMs: DURATION_MS,
-    uncontendedRows: uncontended,
+    uncontended,
     throughputRows: throughput,
     makespanRows: makespan,
     clusterRows: cluster.cluster,
@@ -197,4 +230,7 @@ try {
 
 process.stdout.write(`${markdown}\n`);
 mkdirSync(fileURLToPath(new URL("./results/", import.meta.url)), { recursive: true });
-writeFileSync(fileURLToPath(new URL("./results/redis.md", import.meta.url)), `${markdown}\n`);
+const file = fileURLToPath(new URL("./results/redis.md", import.meta.url));
+// Records of earlier runs (figures from before a change) below the marker are kept, as bench/goodput.ts keeps its own.
+const records = existsSync(file) ? keptRecords(readFileSync(file, "utf8")) : "";
+writeFileSync(file, records === "" ? `${markdown}\n` : `${markdown}\n\n${RECORDS_MARKER}\n${records}`);

@@ -15,12 +15,21 @@ export const UNBOUNDED: RequestBudget = { limit: 1e12, windowMs: 60_000 };
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** llm-limiter on RPM + TPM; `settle` reports usage below the estimate, as `run` does after a call. */
-function llmLimiter(redis: Redis | Cluster, key: string, budget: RequestBudget, settle: boolean): Admitter {
+/**
+ * llm-limiter on RPM + TPM (on RPM alone with `tokens` false, one budget as rate-limiter-flexible has); `settle`
+ * reports usage below the estimate, as `run` does after a call.
+ */
+function llmLimiter(
+  redis: Redis | Cluster,
+  key: string,
+  budget: RequestBudget,
+  settle: boolean,
+  tokens = true,
+): Admitter {
   const limiter = new Limiter({
     limits: {
       requests: { unit: "requests", ...budget },
-      tokens: { unit: "tokens", limit: 1e15, windowMs: 60_000 },
+      ...(tokens && { tokens: { unit: "tokens", limit: 1e15, windowMs: 60_000 } }),
     },
     store: new RedisStore({ client: ioredis(redis), key }),
   });
@@ -60,5 +69,5 @@ function rateLimiterFlexible(redis: Redis | Cluster, key: string, budget: Reques
 
 export function admitter(library: Library, redis: Redis | Cluster, key: string, budget: RequestBudget): Admitter {
   if (library === "rate-limiter-flexible") return rateLimiterFlexible(redis, key, budget);
-  return llmLimiter(redis, key, budget, library === "llm-limiter-settle");
+  return llmLimiter(redis, key, budget, library === "llm-limiter-settle", library !== "llm-limiter-rpm");
 }

@@ -15,6 +15,14 @@ export interface ThroughputRow extends Costs {
   readonly library: Library;
   readonly processes: number;
   readonly perSecond: number;
+  /** ÷ rate-limiter-flexible, when not the ratio of the rows' `perSecond` (a median of rounds' ratios). */
+  readonly ratio?: number;
+}
+
+/** The one-caller rows (median rounds) and, per llm-limiter row, every round's ratio to rate-limiter-flexible. */
+export interface UncontendedRows {
+  readonly rows: readonly ThroughputRow[];
+  readonly ratios: ReadonlyMap<Library, readonly number[]>;
 }
 
 export interface MakespanRow extends Costs {
@@ -29,7 +37,7 @@ export interface Results {
   readonly rounds: number;
   readonly durationMs: number;
   /** One caller in one process. */
-  readonly uncontendedRows: readonly ThroughputRow[];
+  readonly uncontended: UncontendedRows;
   readonly throughputRows: readonly ThroughputRow[];
   readonly makespanRows: readonly MakespanRow[];
   /** llm-limiter through an ioredis `Cluster`, as many processes and callers as `throughputRows`. */
@@ -45,6 +53,7 @@ export interface Results {
 const WHAT: Record<Library, string> = {
   "llm-limiter": "`acquire(200)` → `release()` (RPM + TPM)",
   "llm-limiter-settle": "`run(200, fn)`, fn reports `used: 120` (RPM + TPM, settled)",
+  "llm-limiter-rpm": "`acquire(200)` → `release()` (RPM only: one budget)",
   "rate-limiter-flexible": "`RateLimiterRedis.consume(key)`",
 };
 
@@ -83,7 +92,7 @@ function throughputTable(rows: readonly ThroughputRow[], baseline?: Baseline): s
       WHAT[row.library],
       String(row.processes),
       whole(row.perSecond),
-      ratio(row.perSecond / perSecond(against.rows, against.library ?? row.library, row.processes)),
+      ratio(row.ratio ?? row.perSecond / perSecond(against.rows, against.library ?? row.library, row.processes)),
       fixed(row.roundTrips),
       fixed(row.serverCommands),
     ]),
@@ -116,7 +125,10 @@ export function report(r: Results): string {
     ]),
   );
 
-  const uncontended = r.uncontendedRows.find((row) => row.library === "llm-limiter")?.roundTrips ?? NaN;
+  const ours = r.uncontended.rows.find((row) => row.library === "llm-limiter");
+  const uncontended = ours?.roundTrips ?? NaN;
+  const alone = ours?.ratio ?? NaN;
+  const rounds = r.uncontended.ratios.get("llm-limiter")?.length ?? 0;
   const ourMakespan = r.makespanRows.find((row) => row.library === "llm-limiter")?.makespanMs ?? NaN;
   const faster = [1, 4].map(
     (p) => perSecond(r.throughputRows, "llm-limiter", p) / perSecond(r.throughputRows, "rate-limiter-flexible", p),
@@ -135,8 +147,11 @@ commands Redis ran are \`INFO commandstats\` over the run, the calls inside scri
 run follows a 1 s warm-up on a key of its own, in fresh processes.
 
 One caller, awaiting one admission after another for ${fixed(r.durationMs / 1_000, 1)} s: nothing is ever queued behind it.
+${rounds} rounds, each running every library in fresh processes, one after the other (the order reversed
+from round to round); the table shows each library's median round, and the ratio is the median of the
+rounds' ratios (${[...r.uncontended.ratios].map(([library, xs]) => `${library}: ${xs.map((x) => ratio(x)).join(", ")}`).join("; ")}).
 
-${throughputTable(r.uncontendedRows)}
+${throughputTable(r.uncontended.rows)}
 
 Each process runs ${r.callers} async loops, each awaiting one admission after another, for ${fixed(r.durationMs / 1_000, 1)} s; with several
 processes they share one key. Best of ${r.rounds} runs, interleaved across libraries. llm-limiter books the
@@ -177,6 +192,7 @@ ${throughputTable(r.clusterRows, { name: "one server", rows: r.clusterSingleRows
 ## Targets
 
 - One round trip per uncontended admission: ${fixed(uncontended)} per \`acquire\` from one caller (${met(uncontended <= 1.01)}).
+- One caller at a time, at least rate-limiter-flexible's admissions/s: a median ratio of ${ratio(alone)} over ${rounds} rounds (${met(alone >= 1)}).
 - Multi-process makespan within 5% of the bound: ${ratio(ourMakespan / r.boundMs)} (${met(ourMakespan / r.boundMs <= MAKESPAN_TARGET)}).
-- Ahead of rate-limiter-flexible: admissions/s ${faster.map((f) => ratio(f)).join(" (1 process), ")} (4 processes) (${met(faster.every((f) => f > 1))}); makespan ${fixed(ourMakespan / 1_000)} s against its ${fixed(flexibleMakespan / 1_000)} s (${met(ourMakespan <= flexibleMakespan)}).`;
+- At least 1.5x rate-limiter-flexible's admissions/s from 32 callers: ${faster.map((f) => ratio(f)).join(" (1 process), ")} (4 processes) (${met(faster.every((f) => f >= 1.5))}); makespan ${fixed(ourMakespan / 1_000)} s against its ${fixed(flexibleMakespan / 1_000)} s (${met(ourMakespan <= flexibleMakespan)}).`;
 }

@@ -16,8 +16,11 @@ import {
 
 const job = JSON.parse(process.argv[2]!) as Job;
 const send = (message: ToParent): void => void process.send!(message);
-/** Callers and time of the warm-up: enough for the code to be optimised before the clock starts. */
-const WARMUP_CALLERS = 32;
+/**
+ * Callers and time of the warm-up: enough for the code to be optimised before the clock starts. A throughput job warms
+ * up with as many callers as it runs (one caller takes other paths than 32), a makespan job with 32.
+ */
+const WARMUP_CALLERS = job.kind === "throughput" ? job.callers : 32;
 const WARMUP_MS = 1_000;
 
 /** Counts the commands a client sends (each one a round trip), from `reset()` on. */
