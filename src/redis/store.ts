@@ -3,7 +3,7 @@ import type { Booking, SharedLayout, SharedStore, StoreFailurePolicy } from "../
 import { layoutArgs, num, perDimension } from "./args.js";
 import { StoreReplyError } from "./errors.js";
 import { resolveOptions, type RedisStoreOptions } from "./options.js";
-import { number, strings } from "./reply.js";
+import { fields, number, type Field } from "./reply.js";
 import { ScriptRunner } from "./runner.js";
 import { scripts } from "./scripts/index.js";
 
@@ -21,6 +21,8 @@ export class RedisStore implements SharedStore {
   private readonly runner: ScriptRunner;
   /** The bucket hash and the lease set: one hash tag, so one Cluster slot. */
   private readonly keys: readonly [string, string];
+  /** Each layout's arguments, made once: a limiter sends the same layout object until it is configured again. */
+  private readonly layouts = new WeakMap<SharedLayout, readonly string[]>();
 
   constructor(options: RedisStoreOptions) {
     const { client, key, timeoutMs, leaseMs, onError } = resolveOptions(options);
@@ -38,17 +40,16 @@ export class RedisStore implements SharedStore {
     const n = layout.dimensions.length;
     // Lease ids: only a limited concurrency takes leases.
     const prefix = layout.concurrency === undefined ? "" : randomUUID();
-    const args = [...layoutArgs(layout), String(requests.length)];
+    const args = [...this.layoutArgs(layout), String(requests.length)];
     requests.forEach((costs, r) => args.push(...perDimension(`requests[${r}]`, layout, costs)));
-    args.push(
-      layout.concurrency === undefined ? "" : num("concurrency", layout.concurrency),
-      String(this.leaseMs),
-      prefix,
-    );
-    const reply = strings(await this.runner.run(scripts.book, this.keys, args), 4 + 2 * n);
-    const [admittedText, booked, waitMs, dimension] = reply as [string, string, string, string];
-    const admitted = number(admittedText);
-    const taken = admitted + (booked === "1" ? 1 : 0);
+    if (layout.concurrency !== undefined) {
+      args.push(num("concurrency", layout.concurrency), String(this.leaseMs), prefix);
+    }
+    const reply = fields(await this.runner.run(scripts.book, this.keys, args), 4 + 2 * n);
+    const [admittedField, bookedField, waitMs, dimension] = reply as [Field, Field, Field, Field];
+    const admitted = number(admittedField);
+    const booked = number(bookedField) === 1;
+    const taken = admitted + (booked ? 1 : 0);
     // Each request's marks: the totals before the batch plus the costs up to it, added as the script added them.
     const marks: number[][] = [];
     let totals = reply.slice(4, 4 + n).map(number);
@@ -59,9 +60,9 @@ export class RedisStore implements SharedStore {
     }
     return {
       admitted,
-      booked: booked === "1",
+      booked,
       waitMs: number(waitMs),
-      dimension: dimension === "" ? undefined : dimension,
+      dimension: dimension === "" ? undefined : String(dimension),
       leases: layout.concurrency === undefined ? [] : Array.from({ length: admitted }, (_, r) => `${prefix}:${r + 1}`),
       marks,
       levels: reply.slice(4 + n).map(number),
@@ -77,12 +78,12 @@ export class RedisStore implements SharedStore {
   }> {
     if (layout.concurrency === undefined) return { lease: undefined, retryMs: 0 };
     const args = [num("concurrency", layout.concurrency), String(this.leaseMs), randomUUID()];
-    const [lease, retryMs] = strings(await this.runner.run(scripts.lease, this.keys, args), 2) as [string, string];
-    return { lease: lease === "" ? undefined : lease, retryMs: number(retryMs) };
+    const [lease, retryMs] = fields(await this.runner.run(scripts.lease, this.keys, args), 2) as [Field, Field];
+    return { lease: lease === "" ? undefined : String(lease), retryMs: number(retryMs) };
   }
 
   async adjust(layout: SharedLayout, deltas: readonly number[]): Promise<void> {
-    const args = [...layoutArgs(layout), ...perDimension("deltas", layout, deltas)];
+    const args = [...this.layoutArgs(layout), ...perDimension("deltas", layout, deltas)];
     await this.runner.run(scripts.adjust, this.keys, args);
   }
 
@@ -114,5 +115,14 @@ export class RedisStore implements SharedStore {
     });
     if (names.length === 0 || ms <= 0) return;
     await this.runner.run(scripts.pause, this.keys, [num("ms", ms), ...names]);
+  }
+
+  private layoutArgs(layout: SharedLayout): readonly string[] {
+    let args = this.layouts.get(layout);
+    if (args === undefined) {
+      args = layoutArgs(layout);
+      this.layouts.set(layout, args);
+    }
+    return args;
   }
 }

@@ -7,7 +7,7 @@ import type { Script } from "./script.js";
  */
 export const adjust: Script = {
   source: `${PRELUDE}${LAYOUT}
-local dims, changed = dimensions(), {}
+local changed = {}
 for i = 1, count do
   local delta = tonumber(ARGV[rest + i - 1])
   if delta ~= 0 then
@@ -15,8 +15,7 @@ for i = 1, count do
     changed[#changed + 1] = dims[i]
   end
 end
-save(changed)
-keep(KEYS[1], ttl)
+save(changed, #changed)
 `,
-  sha1: "4aa0f85311bcd3aa5598fc02c2f3cc32446927e0",
+  sha1: "c9d16832d116afe05d9b144a97fd67130e31e5bd",
 };

@@ -8,60 +8,57 @@ import type { Script } from "./script.js";
  * later and ends the batch; one that finds room but no concurrency slot takes
  * nothing and ends it too.
  * ARGV after the layout: the number of requests m, m × count costs (request
- * by request), concurrency ('' for none), leaseMs, lease id prefix (request r's
- * lease is `prefix:r`). Reply: admitted, booked, waitMs, binding dimension,
- * then per dimension the total before the batch (the client adds each
- * request's costs for its marks: the same doubles in the same order) and the
- * level after it.
+ * by request), then, only when concurrency is limited, concurrency, leaseMs and
+ * the lease id prefix (request r's lease is `prefix:r`). Reply: admitted,
+ * booked (0 or 1), waitMs, binding dimension, then per dimension the total
+ * before the batch (the client adds each request's costs for its marks: the
+ * same doubles in the same order) and the level after it; numbers are
+ * integers when whole, strings otherwise.
  */
 export const book: Script = {
   source: `${PRELUDE}${LAYOUT}${SLOTS}
 local m = tonumber(ARGV[rest])
 local after = rest + 1 + m * count
-local concurrency = tonumber(ARGV[after])
-local leaseMs = tonumber(ARGV[after + 1])
-local prefix = ARGV[after + 2]
+local concurrency = ARGV[after] and tonumber(ARGV[after])
 
-local dims, before = dimensions(), {}
-for i = 1, count do before[i] = dims[i].total end
+local out = { 0, 0, 0, '' }
+for i = 1, count do out[4 + i] = num(dims[i].total) end
 
-local admitted, booked, wait, binding = 0, '0', 0, ''
+local admitted, booked, wait, binding, costs = 0, 0, 0, '', {}
 for r = 1, m do
-  local costs = rest + 1 + (r - 1) * count
+  local first = rest + (r - 1) * count
   for i = 1, count do
-    local d, cost = dims[i], tonumber(ARGV[costs + i - 1])
+    local d, cost = dims[i], tonumber(ARGV[first + i])
+    costs[i] = cost
     local w = 0
     -- Float slack: refill arithmetic can land a hair under a level that is, exactly, reached.
-    if d.level + 1e-9 * math.max(cost, 1) < cost then w = (cost - d.level) * d.window / d.limit end
+    if d.level + 1e-9 * (cost > 1 and cost or 1) < cost then w = (cost - d.level) * d.window / d.limit end
     if cost > 0 and d.paused - now > w then w = d.paused - now end
-    if w > wait then wait, binding = w, d.name end
+    if w > wait then wait, binding = w, ARGV[d.f] end
   end
   if wait == 0 and concurrency then
-    local free, retry = slot(concurrency, leaseMs, prefix .. ':' .. r)
+    local leaseMs = tonumber(ARGV[after + 1])
+    local free, retry = slot(concurrency, leaseMs, ARGV[after + 2] .. ':' .. r)
     if not free then
       wait, binding = retry, 'concurrency'
       break
     end
   end
   for i = 1, count do
-    local d, cost = dims[i], tonumber(ARGV[costs + i - 1])
-    d.level, d.total = d.level - cost, d.total + cost
+    local d = dims[i]
+    d.level, d.total = d.level - costs[i], d.total + costs[i]
   end
   if wait > 0 then
-    booked = '1'
+    booked = 1
     break
   end
   admitted = r
 end
 
-local out = { tostring(admitted), booked, str(wait), binding }
-save(dims)
-for i = 1, count do
-  out[4 + i] = str(before[i])
-  out[4 + count + i] = str(dims[i].level)
-end
-keep(KEYS[1], ttl)
+save(dims, count)
+out[1], out[2], out[3], out[4] = admitted, booked, num(wait), binding
+for i = 1, count do out[4 + count + i] = num(dims[i].level) end
 return out
 `,
-  sha1: "2efef59f7a7830776da534856b1cf53e34933d9c",
+  sha1: "b9c0900f967aaece16898b71a117242bd0811f15",
 };

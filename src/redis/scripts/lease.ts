@@ -1,4 +1,4 @@
-import { PRELUDE, SLOTS } from "./lua.js";
+import { CHECK, PRELUDE, SLOTS } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
@@ -7,9 +7,9 @@ import type { Script } from "./script.js";
  * earliest lease expires.
  */
 export const lease: Script = {
-  source: `${PRELUDE}${SLOTS}
+  source: `${PRELUDE}${CHECK}${SLOTS}
 local free, retry = slot(tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])
-return { free and ARGV[3] or '', str(retry) }
+return { free and ARGV[3] or '', num(retry) }
 `,
-  sha1: "29f81ebd06d3e96efea6115a331f0aeda08fdd4b",
+  sha1: "78ce9a41c252b71da1254603905aae53921dc041",
 };

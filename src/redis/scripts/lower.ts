@@ -8,13 +8,12 @@ import type { Script } from "./script.js";
  */
 export const lower: Script = {
   source: `${PRELUDE}${LAYOUT}
-local d = dimensions()[1]
+local d = dims[1]
 local remaining, mark = tonumber(ARGV[rest]), tonumber(ARGV[rest + 1])
 -- A mark above the total means the state was lost since: nothing known was booked after it.
 if mark then remaining = remaining - math.max(0, d.total - mark) end
 d.level = math.min(d.level, math.max(0, remaining))
-save({ d })
-keep(KEYS[1], ttl)
+save({ d }, 1)
 `,
-  sha1: "4013316247fce4c928a6b4b48becfbecd7a15b57",
+  sha1: "06cafa2b88e54b6ce01f8af099580ba99ce29e08",
 };

@@ -2,16 +2,144 @@
  * Lua shared by the scripts, pasted in front of each one's body. Every script
  * gets `KEYS[1]` (the bucket hash) and `KEYS[2]` (the lease set): both carry
  * the store's hash tag, so Redis Cluster runs them on one node.
+ *
+ * The hash holds, per dimension `<name>`, the fields `<name>:l` (its level),
+ * `<name>:t` (when that level was last refilled, ms on Redis' clock),
+ * `<name>:a` (the total ever booked on it) and `<name>:p` (paused until, ms on
+ * Redis' clock); and, for the whole key, `v` (the layout version,
+ * {@link LAYOUT_VERSION}) and `x` (a time, ms on Redis' clock, before which the
+ * hash does not expire). llm-limiter 0.1.0 wrote the same per-dimension fields
+ * without `v` and `x`: its scripts ignore both, and these read its hash as
+ * layout 1.
+ *
+ * Numbers are most of what the scripts cost Redis: Lua parses each argument
+ * and field it reads as a number with `strtod`, and each number written is
+ * formatted. So the scripts parse a number only when they use it, format the
+ * clock once for every dimension, write whole numbers with `%d` and hand them
+ * back as integers.
  */
 
-/** `now` (Redis' own clock in ms, fractional; never a caller's), `str(x)` and `keep(key, ms)`. */
+/**
+ * The version of the layout above. Scripts refuse a hash of another version
+ * before they write anything: a change that only adds fields older scripts may
+ * ignore keeps the number; one that older scripts would misread takes the next.
+ */
+export const LAYOUT_VERSION = 1;
+
+/** `now` (Redis' own clock in ms, fractional; never a caller's), `str(x)` and `num(x)`. */
 export const PRELUDE = `
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
+local format = string.format
 
--- Replies carry numbers as strings: Redis would truncate a Lua number to an integer.
-local function str(x) return string.format('%.17g', x) end
+-- A number as a string that reads back as the same double (Redis would format a Lua number given to a command
+-- itself, with '%.17g'); '%d', for a whole number, costs a fraction of that.
+local function str(x)
+  if x % 1 == 0 and x > -9007199254740992 and x < 9007199254740992 then return format('%d', x) end
+  return format('%.17g', x)
+end
 
+-- A number for a reply: a whole one as it is (Redis replies with the integer), any other as a string (Redis
+-- would truncate it).
+local function num(x)
+  if x % 1 == 0 and x > -9007199254740992 and x < 9007199254740992 then return x end
+  return format('%.17g', x)
+end
+`;
+
+/** Refuses (returns an error reply from the script) when `version`, a Lua expression, is another layout's. */
+const refuse = (version: string): string => `
+if ${version} and ${version} ~= '${LAYOUT_VERSION}' then
+  return redis.error_reply('LAYOUT ' .. KEYS[1] .. ' holds the store layout ' .. ${version} ..
+    ', which this version of llm-limiter does not know (it knows ${LAYOUT_VERSION}); nothing was changed')
+end
+`;
+
+/** For the scripts that touch the lease set only: refuses a key whose hash has another layout version. */
+export const CHECK = `
+local version = redis.call('HGET', KEYS[1], 'v')
+${refuse("version")}`;
+
+/**
+ * `read(fields)`, pasted at the top level: one HMGET of the fields named by
+ * the Lua table `fields` into `state`; `fields[1]` and `fields[2]` must be `v`
+ * and `x`. Refuses another layout version. `lifetime(values, ms)` appends to
+ * the HSET arguments `values` what keeps the layout's version and the hash's
+ * expiry when the hash must live `ms` more, and returns the PEXPIRE to send
+ * after that HSET, if one is needed.
+ */
+export const read = (fields: string): string => `
+local state = redis.call('HMGET', KEYS[1], unpack(${fields}))
+${refuse("state[1]")}
+-- The hash never expires before field x says, so PTTL and PEXPIRE run only when it must live longer; then it is
+-- made to live an eighth more, so that a steady stream of calls seldom extends it. A longer TTL is kept (set by
+-- a script that does not keep x).
+local function lifetime(values, ms)
+  if not state[1] then values[#values + 1], values[#values + 2] = 'v', '${LAYOUT_VERSION}' end
+  if now + ms <= (tonumber(state[2]) or 0) then return nil end
+  ms = math.ceil(ms * 9 / 8)
+  local left, grow = redis.call('PTTL', KEYS[1]), nil
+  if left < ms then left, grow = ms, ms end
+  -- A millisecond early: PEXPIRE counts from when the script started, a little before TIME.
+  values[#values + 1], values[#values + 2] = 'x', str(now + left - 1)
+  return grow
+end
+`;
+
+/**
+ * `dims`: every dimension of the layout in ARGV (fraction, count, then name,
+ * limit, windowMs, capacity per dimension), refilled to now, read in one
+ * HMGET; `rest` is the index of the first ARGV after the layout. `save(ds, n)`
+ * writes the first `n` of `ds` back in one HSET and keeps the hash until their
+ * buckets are full again.
+ */
+export const LAYOUT = `
+local count = tonumber(ARGV[2])
+local rest = 3 + count * 4
+
+-- v, x, then each dimension's four fields where ARGV has its name and limits: dimension i's are fields[f] to
+-- fields[f + 3], and state[f] to state[f + 3], for f = 4i - 1 (made at its full size, for Lua not to grow it).
+local fields = { 'v', 'x', unpack(ARGV, 3, rest - 1) }
+for f = 3, rest - 1, 4 do
+  local name = fields[f]
+  fields[f], fields[f + 1], fields[f + 2], fields[f + 3] = name .. ':l', name .. ':t', name .. ':a', name .. ':p'
+end
+${read("fields")}
+local dims = {}
+for i = 1, count do
+  local f = i * 4 - 1
+  local limit, window, capacity = tonumber(ARGV[f + 1]), tonumber(ARGV[f + 2]), tonumber(ARGV[f + 3])
+  local level, at = tonumber(state[f]), tonumber(state[f + 1])
+  if level == nil or at == nil then level, at = capacity * tonumber(ARGV[1]), now end
+  -- Multiply first so whole numbers stay exact; a clock that steps back refills nothing.
+  if now > at then level, at = level + (now - at) * limit / window, now end
+  if level > capacity then level = capacity end
+  local paused = state[f + 3]
+  dims[i] = { f = f, level = level, at = at, total = tonumber(state[f + 2]) or 0, paused = paused and tonumber(paused) or 0,
+    limit = limit, window = window, capacity = capacity }
+end
+
+-- Keeps the state until the bucket is full again (pending bookings included) plus a window,
+-- and past any pause: expiring earlier would forget bookings and over-admit.
+local function save(ds, n)
+  if n == 0 then return end
+  local values, ttl, stamp = {}, 0, str(now)
+  for j = 1, n do
+    local d, v = ds[j], j * 6 - 6
+    values[v + 1], values[v + 2], values[v + 3], values[v + 4], values[v + 5], values[v + 6] =
+      fields[d.f], str(d.level), fields[d.f + 1], d.at == now and stamp or str(d.at), fields[d.f + 2], str(d.total)
+    local full = (d.capacity - d.level) * d.window / d.limit + d.window
+    if full > ttl then ttl = full end
+    if d.paused - now > ttl then ttl = d.paused - now end
+  end
+  local grow = lifetime(values, ttl)
+  redis.call('HSET', KEYS[1], unpack(values))
+  if grow then redis.call('PEXPIRE', KEYS[1], grow) end
+end
+`;
+
+/** `keep(key, ms)`, for the lease set, which has no field to keep its expiry in. */
+export const KEEP = `
 -- Sets a key's TTL to at least ms, never shortening one another caller needed longer.
 local function keep(key, ms)
   ms = math.ceil(ms)
@@ -20,60 +148,11 @@ end
 `;
 
 /**
- * `dimensions()`: every dimension of the layout in ARGV (fraction, count, then
- * name, limit, windowMs, capacity per dimension), refilled to now, read in one
- * HMGET. `save(ds)` writes those given back in one HSET; `ttl` then says how
- * long the hash must live.
- */
-export const LAYOUT = `
-local fraction = tonumber(ARGV[1])
-local count = tonumber(ARGV[2])
-local rest = 3 + count * 4
-local ttl = 0
-
-local function dimensions()
-  local fields = {}
-  for i = 1, count do
-    local name, f = ARGV[3 + (i - 1) * 4], (i - 1) * 4
-    fields[f + 1], fields[f + 2], fields[f + 3], fields[f + 4] = name .. ':l', name .. ':t', name .. ':a', name .. ':p'
-  end
-  local s = redis.call('HMGET', KEYS[1], unpack(fields))
-  local ds = {}
-  for i = 1, count do
-    local o, f = 3 + (i - 1) * 4, (i - 1) * 4
-    local d = { name = ARGV[o], limit = tonumber(ARGV[o + 1]), window = tonumber(ARGV[o + 2]), capacity = tonumber(ARGV[o + 3]) }
-    local level, at = tonumber(s[f + 1]), tonumber(s[f + 2])
-    if level == nil or at == nil then level, at = d.capacity * fraction, now end
-    -- Multiply first so whole numbers stay exact; a clock that steps back refills nothing.
-    if now > at then level, at = level + (now - at) * d.limit / d.window, now end
-    d.level, d.at = math.min(level, d.capacity), at
-    d.total, d.paused = tonumber(s[f + 3]) or 0, tonumber(s[f + 4]) or 0
-    ds[i] = d
-  end
-  return ds
-end
-
--- Keeps the state until the bucket is full again (pending bookings included) plus a window,
--- and past any pause: expiring earlier would forget bookings and over-admit.
-local function save(ds)
-  if #ds == 0 then return end
-  local values = {}
-  for j, d in ipairs(ds) do
-    local f = (j - 1) * 6
-    values[f + 1], values[f + 2], values[f + 3], values[f + 4], values[f + 5], values[f + 6] =
-      d.name .. ':l', d.level, d.name .. ':t', d.at, d.name .. ':a', d.total
-    ttl = math.max(ttl, (d.capacity - d.level) * d.window / d.limit + d.window, d.paused - now)
-  end
-  redis.call('HSET', KEYS[1], unpack(values))
-end
-`;
-
-/**
  * `slot(concurrency, leaseMs, id)`: frees the slots of holders that stopped
  * renewing (once per script), then takes one as lease `id`. Returns true, or
  * false and the ms until the earliest lease expires.
  */
-export const SLOTS = `
+export const SLOTS = `${KEEP}
 local held
 local function slot(concurrency, leaseMs, id)
   if not held then

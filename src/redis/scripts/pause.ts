@@ -1,4 +1,4 @@
-import { PRELUDE } from "./lua.js";
+import { PRELUDE, read } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
@@ -8,12 +8,16 @@ import type { Script } from "./script.js";
 export const pause: Script = {
   source: `${PRELUDE}
 local ms = tonumber(ARGV[1])
-for i = 2, #ARGV do
-  local field = ARGV[i] .. ':p'
-  local current = tonumber(redis.call('HGET', KEYS[1], field)) or 0
-  if now + ms > current then redis.call('HSET', KEYS[1], field, now + ms) end
+local fields = { 'v', 'x' }
+for i = 2, #ARGV do fields[i + 1] = ARGV[i] .. ':p' end
+${read("fields")}
+local values, untilMs = {}, now + ms
+for i = 3, #fields do
+  if untilMs > (tonumber(state[i]) or 0) then values[#values + 1], values[#values + 2] = fields[i], str(untilMs) end
 end
-keep(KEYS[1], ms)
+local grow = lifetime(values, ms)
+if #values > 0 then redis.call('HSET', KEYS[1], unpack(values)) end
+if grow then redis.call('PEXPIRE', KEYS[1], grow) end
 `,
-  sha1: "ccb62fdb6bb4ada4623951493e7d9c3b1b151dca",
+  sha1: "9478024f20e95f571e56b1aa5608a8eb83efafda",
 };

@@ -1,8 +1,10 @@
+import { CHECK } from "./lua.js";
 import type { Script } from "./script.js";
 
 /** Gives lease ARGV[1] back. */
 export const release: Script = {
-  source: `redis.call('ZREM', KEYS[2], ARGV[1])
+  source: `${CHECK}
+redis.call('ZREM', KEYS[2], ARGV[1])
 `,
-  sha1: "1a80366eb7d05e6a5fa7370774be390f7a71fd59",
+  sha1: "d828180ad155392f266d11f0b946819a2603b007",
 };

@@ -1,4 +1,4 @@
-import { PRELUDE } from "./lua.js";
+import { CHECK, KEEP, PRELUDE } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
@@ -6,11 +6,11 @@ import type { Script } from "./script.js";
  * Expired ones are purged first, so a renewal never revives a freed slot.
  */
 export const renew: Script = {
-  source: `${PRELUDE}
+  source: `${PRELUDE}${CHECK}${KEEP}
 local leaseMs = tonumber(ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 for i = 2, #ARGV do redis.call('ZADD', KEYS[2], 'XX', now + leaseMs, ARGV[i]) end
 keep(KEYS[2], leaseMs)
 `,
-  sha1: "7691e3dbe9694a2704f23a2cef2e4af1b4e27e2a",
+  sha1: "d43c1467d3a0e9a36c30107024e93030c2e5ec33",
 };
