@@ -1,0 +1,50 @@
+/**
+ * A fast character-based token count for text, without a tokenizer.
+ *
+ * BPE tokenizers (OpenAI's o200k/cl100k, Anthropic's) give English prose about four
+ * characters per token, code and punctuation fewer, and CJK scripts about one token per
+ * character. Counting by character class keeps the estimate close on all three; callers
+ * that need exact counts plug in a tokenizer instead.
+ */
+
+/** Tokens per character: ASCII letters, digits and spaces. */
+const WORD_CHAR = 0.25;
+/** Tokens per character: ASCII punctuation and symbols (each often a token of its own). */
+const SYMBOL_CHAR = 0.5;
+/** Tokens per character: CJK ideographs, kana and hangul. */
+const CJK_CHAR = 1;
+/** Tokens per character: other non-ASCII letters (accented Latin, Cyrillic, Greek...). */
+const OTHER_CHAR = 0.4;
+
+/** Estimated tokens in `text`, rounded up; 0 for the empty string. */
+export function textTokens(text: string): number {
+  let tokens = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 128) tokens += isWordChar(code) ? WORD_CHAR : SYMBOL_CHAR;
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      tokens += CJK_CHAR; // an astral character (emoji, rare ideographs): its pair counts once
+      i++;
+    } else tokens += isCjk(code) ? CJK_CHAR : OTHER_CHAR;
+  }
+  return Math.ceil(tokens);
+}
+
+function isWordChar(code: number): boolean {
+  return (
+    (code >= 48 && code <= 57) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    code === 32 ||
+    code === 10
+  );
+}
+
+function isCjk(code: number): boolean {
+  return (
+    (code >= 0x3040 && code <= 0x30ff) || // kana
+    (code >= 0x3400 && code <= 0x9fff) || // CJK ideographs
+    (code >= 0xac00 && code <= 0xd7af) || // hangul
+    (code >= 0xf900 && code <= 0xfaff)
+  );
+}
