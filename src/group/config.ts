@@ -1,3 +1,4 @@
+import { resolveOptions } from "../config.js";
 import { buildBudget, isLimitKey, LIMIT_KEYS } from "../core/budget.js";
 import type { CustomLimit, Limits } from "../core/limits.js";
 import { notANumber, plainObject, unknownOption } from "../core/values.js";
@@ -45,7 +46,7 @@ export function readGroupOptions(options: LimiterGroupOptions): GroupConfig {
     }
   }
   const fallback = all.default === undefined ? undefined : checkOwn("default", all.default);
-  return {
+  const config: GroupConfig = {
     common: common as LimiterOptions,
     models,
     shared: sharedLimits(all.shared),
@@ -53,6 +54,15 @@ export function readGroupOptions(options: LimiterGroupOptions): GroupConfig {
     maxMembers: count("maxMembers", all.maxMembers, 100),
     moveAfterMs: duration("moveAfterMs", all.moveAfterMs, 1000),
   };
+  // Members from `default` are made later: their options must be good now.
+  const later = memberOptions(config, fallback ?? {});
+  try {
+    buildBudget(resolveOptions(later).limits);
+  } catch (error) {
+    if (error instanceof Error) error.message = `${fallback ? "default" : "new LimiterGroup()"}: ${error.message}`;
+    throw error;
+  }
+  return config;
 }
 
 /** A member's options: the common ones, its own budgets and the shared ones. */
