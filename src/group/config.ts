@@ -34,9 +34,12 @@ export function readGroupOptions(options: LimiterGroupOptions): GroupConfig {
   for (const [key, value] of Object.entries(all)) {
     if ((GROUP_KEYS as readonly string[]).includes(key)) continue;
     if (isLimitKey(key)) {
-      throw new TypeError(`new LimiterGroup(): \`${key}\` is a budget: set it in \`models\`, \`shared\` or \`default\``);
+      throw new TypeError(
+        `new LimiterGroup(): \`${key}\` is a budget: set it in \`models\`, \`shared\` or \`default\``,
+      );
     }
-    if (key === "store") throw new TypeError("new LimiterGroup(): `store` is not supported yet; members live in memory");
+    if (key === "store")
+      throw new TypeError("new LimiterGroup(): `store` is not supported yet; members live in memory");
     common[key] = value;
   }
   const models = new Map<string, Limits>();
@@ -88,7 +91,8 @@ function checkOwn(where: string, limits: unknown): Limits {
 function sharedLimits(value: unknown): Record<string, CustomLimit> {
   if (value === undefined) return {};
   const shared = plainObject("shared", value);
-  for (const key of Object.keys(shared)) if (!SHARED_KEYS.includes(key)) throw unknownOption("shared", key, SHARED_KEYS);
+  for (const key of Object.keys(shared))
+    if (!SHARED_KEYS.includes(key)) throw unknownOption("shared", key, SHARED_KEYS);
   let dimensions;
   try {
     dimensions = buildBudget(shared as Limits).dimensions;

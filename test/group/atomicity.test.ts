@@ -66,7 +66,9 @@ describe("LimiterGroup atomicity", () => {
               const now = time.clock.now();
               const { members, shared: pooled } = group.snapshot();
               for (const [i, name] of names.entries()) {
-                expect(Math.abs(members[name]!.dimensions.tpm!.available - own[i]!.levelAt(now))).toBeLessThanOrEqual(1);
+                expect(Math.abs(members[name]!.dimensions.tpm!.available - own[i]!.levelAt(now))).toBeLessThanOrEqual(
+                  1,
+                );
               }
               expect(Math.abs(pooled.tpm!.available - shared.levelAt(now))).toBeLessThanOrEqual(1);
             };

@@ -42,7 +42,10 @@ describe("LimiterGroup.runAny", () => {
     await g.for("east").acquire(1_000);
     await g.for("west").acquire(950);
     // east would refill 100 in 6 s, but 600 are queued before: 42 s; west is 50 short: 3 s.
-    const queued = g.for("east").acquire(600).catch((error: unknown) => error);
+    const queued = g
+      .for("east")
+      .acquire(600)
+      .catch((error: unknown) => error);
     const name = g.runAny(["east", "west"], 100, (_, chosen) => ({ value: [chosen, time.clock.now()] }));
     await time.at(3_000);
     expect(await name).toEqual(["west", 3_000]);
