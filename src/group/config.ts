@@ -77,10 +77,11 @@ export function memberOptions(config: GroupConfig, own: Limits): LimiterOptions 
 function checkOwn(where: string, limits: unknown): Limits {
   const own = plainObject(where, limits);
   for (const key of Object.keys(own)) if (!isLimitKey(key)) throw unknownOption(where, key, LIMIT_KEYS);
-  if (own.limits !== undefined) {
-    for (const name of Object.keys(plainObject(`${where}.limits`, own.limits))) {
+  for (const key of ["limits", "capacity"] as const) {
+    if (own[key] === undefined) continue;
+    for (const name of Object.keys(plainObject(`${where}.${key}`, own[key]))) {
       if (name.startsWith(SHARED_PREFIX)) {
-        throw new TypeError(`${where}.limits.${name}: names starting with "${SHARED_PREFIX}" are the shared budgets'`);
+        throw new TypeError(`${where}.${key}.${name}: names starting with "${SHARED_PREFIX}" are the shared budgets'`);
       }
     }
   }

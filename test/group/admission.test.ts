@@ -66,6 +66,25 @@ describe("LimiterGroup admission", () => {
     await g.close();
   });
 
+  it("keeps the turns of several members' heads in the order they began to wait", async () => {
+    const g = group({ models: { a: { tpm: 10_000 }, b: { tpm: 10_000 }, c: { tpm: 10_000 } }, shared: { tpm: 1_000 } });
+    const log: [string, number][] = [];
+    await g.for("a").acquire(1_000);
+    const calls = [track(g.for("a").acquire(900), log, "a:900")];
+    await time.at(1);
+    calls.push(track(g.for("b").acquire(500), log, "b:500"));
+    await time.at(2);
+    calls.push(track(g.for("c").acquire(100), log, "c:100"));
+    await time.at(100_000);
+    await Promise.all(calls);
+    expect(log).toEqual([
+      ["a:900", 54_000],
+      ["b:500", 84_000],
+      ["c:100", 90_000],
+    ]);
+    await g.close();
+  });
+
   it("lets other members use the shared room a head waiting on its own budget does not need in time", async () => {
     // a's head waits 48 s for its own tpm; the shared budget (100 a second) holds b's call and it by then.
     const g = group({ models: { a: { tpm: 1_000 }, b: { tpm: 10_000 } }, shared: { tpm: 6_000 } });

@@ -77,6 +77,7 @@ describe("LimiterGroup members", () => {
       [{ models: { a: { rpm: 10, provider: "openai" } } }, TypeError, /models\["a"\]: unknown option "provider"/],
       [{ models: { a: { limits: { "project-x": { unit: "tokens", limit: 1, windowMs: 1 } } } } }, TypeError, /shared/],
       [{ models: { a: { rpm: 10 }, b: { rpm: "ten" } } }, TypeError, /group member "b": rpm/],
+      [{ models: { a: { capacity: { "project-tpd": 5 } } }, shared: { tpd: 10 } }, TypeError, /capacity.project-tpd/],
       [{ models: { a: { rpm: 10 } }, maxQueue: -1 }, RangeError, /new LimiterGroup\(\): maxQueue/],
       [{ models: { a: { rpm: 10 } }, tmp: 1 }, TypeError, /unknown option "tmp"/],
       [{ default: { rpm: 1 }, maxMembers: 0 }, RangeError, /maxMembers/],

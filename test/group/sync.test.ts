@@ -61,4 +61,16 @@ describe("LimiterGroup header sync", () => {
     expect(members.b!.dimensions.tpm!.available).toBe(8_000);
     await g.close();
   });
+
+  it("pauses only the member whose response was a 429", async () => {
+    const g = group();
+    const reservation = await g.for("a").acquire(100);
+    reservation.sync({ "retry-after": "10" }, { status: 429 });
+    reservation.release();
+    expect(g.for("a").tryAcquire(100)).toBeUndefined();
+    expect(g.for("b").tryAcquire(100)).toBeDefined();
+    await time.at(10_000);
+    expect(g.for("a").tryAcquire(100)).toBeDefined();
+    await g.close();
+  });
 });
