@@ -1,6 +1,6 @@
 /** One workload through one kind of client against a fresh simulated provider, on virtual time. */
 import { createProvider, type CallRecord, type SimulatedProvider } from "../../src/testing/index.js";
-import { onVirtualTime } from "../../examples/demo/virtual-time.js";
+import { onVirtualTime } from "../../src/simulate/virtual-time.js";
 import { latencyMs } from "../../examples/demo/workload.js";
 import { arrivalDelays } from "./arrivals.js";
 import type { Send } from "./contenders.js";

@@ -17,3 +17,17 @@ export { estimatePromptTokens } from "./prompt.js";
 export type { MessageContent, PromptParts } from "./prompt.js";
 export { formatGoDuration } from "./go-duration.js";
 export { between, seededRandom } from "./random.js";
+export { parseWorkload, renderReport, simulate } from "../simulate/index.js";
+export type {
+  LatencyCall,
+  ReportOptions,
+  SimulateBudget,
+  SimulateOptions,
+  SimulateProgress,
+  SimulationOutcome,
+  SimulationResult,
+  SimulationRun,
+  SimulationSample,
+  SimulationSummary,
+  WorkloadCall,
+} from "../simulate/index.js";

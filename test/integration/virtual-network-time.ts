@@ -1,4 +1,4 @@
-import { driveVirtualTime } from "../../examples/demo/virtual-time.js";
+import { driveVirtualTime } from "../../src/simulate/virtual-time.js";
 
 /** What a scenario hands back once started: when it is done, and how many requests are on the wire now. */
 export interface NetworkScenario<T> {

@@ -1,6 +1,4 @@
-import FakeTimers from "@sinonjs/fake-timers";
-
-type InstalledClock = ReturnType<typeof FakeTimers.install>;
+import type { Clock as InstalledClock } from "@sinonjs/fake-timers";
 
 /** What a scenario hands back once started: when it is done, and what to do every step. */
 export interface Scenario<T> {
@@ -18,6 +16,8 @@ export async function driveVirtualTime<T, S extends { readonly done: Promise<T> 
   start: () => S,
   advance: (clock: InstalledClock, scenario: S) => Promise<void>,
 ): Promise<T> {
+  // Loaded when a run starts: `llm-limiter/testing` works without it for everything else, and the CLI bundles it.
+  const { default: FakeTimers } = await import("@sinonjs/fake-timers");
   const clock = FakeTimers.install({
     now: Date.UTC(2026, 0, 1),
     toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"],

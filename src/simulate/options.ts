@@ -1,0 +1,80 @@
+import type { WorkloadCall } from "./workload.js";
+
+/** What a latency function is told about a call. */
+export type LatencyCall = Pick<WorkloadCall, "prompt" | "maxTokens" | "completion">;
+
+/** The budgets both the simulated key enforces and the limiter is configured with. */
+export const SIMULATE_BUDGETS = ["rpm", "tpm", "rpd", "tpd", "itpm", "otpm", "concurrency"] as const;
+
+/** One of {@link SIMULATE_BUDGETS}. */
+export type SimulateBudget = (typeof SIMULATE_BUDGETS)[number];
+
+/** Where a run stands, for a progress display. */
+export interface SimulateProgress {
+  /** Which run: through the limiter, or the client with no limiter. */
+  readonly run: "limiter" | "no limiter";
+  /** Simulated milliseconds since the run started. */
+  readonly simulatedMs: number;
+  /** The shortest makespan any client could reach (see {@link SimulationResult.bound}): an estimate of the end. */
+  readonly estimatedEndMs: number;
+}
+
+/**
+ * Options of {@link simulate}: the key's budgets (at least one), how long calls take, and how
+ * the run is sampled. The same budgets configure the simulated key and the limiter.
+ *
+ * @example
+ * ```ts
+ * import { simulate } from "llm-limiter/testing";
+ *
+ * const result = await simulate([{ at: 0, prompt: 800, maxTokens: 1024, completion: 300 }], {
+ *   rpm: 500,
+ *   tpm: 200_000,
+ *   latencyMs: 2_000,
+ * });
+ * console.log(result.limiter.summary.rejected, result.naive.summary.rejected);
+ * ```
+ */
+export interface SimulateOptions {
+  /** Requests per minute. */
+  rpm?: number;
+  /** Tokens (input + output) per minute. */
+  tpm?: number;
+  /** Requests per day. */
+  rpd?: number;
+  /** Tokens (input + output) per day. */
+  tpd?: number;
+  /** Input tokens per minute. */
+  itpm?: number;
+  /** Output tokens per minute. */
+  otpm?: number;
+  /** Calls in flight at once. */
+  concurrency?: number;
+  /**
+   * Which provider's headers the simulated key sends, and the limiter reads.
+   * @default `"anthropic"` when `itpm` or `otpm` is given, else `"openai"`
+   */
+  dialect?: "openai" | "anthropic";
+  /**
+   * Milliseconds from a call's admission until its answer completes and it settles, fixed or per call.
+   * @default `300 + 15 * completion`: a first token after 300 ms, then 15 ms a token
+   */
+  latencyMs?: number | ((call: LatencyCall) => number);
+  /**
+   * Retries after the first attempt of a call that draws a 429, for both clients alike.
+   * @default 10
+   */
+  retries?: number;
+  /**
+   * Simulated milliseconds between two samples of the charts (a whole number > 0).
+   * @default about a three-hundredth of the estimated end, rounded to 100 ms, at least 100 ms
+   */
+  sampleMs?: number;
+  /**
+   * Simulated milliseconds after which a run still going is abandoned with an error.
+   * @default ten times the estimated end, plus an hour
+   */
+  limitMs?: number;
+  /** Called after every sample of each run, with where it stands. */
+  onProgress?: (progress: SimulateProgress) => void;
+}

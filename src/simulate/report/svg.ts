@@ -1,0 +1,113 @@
+import { clock } from "../format.js";
+
+/** One line of a chart: a name for the legend, a colour, and its points (x in ms, y in the chart's unit). */
+export interface Series {
+  readonly name: string;
+  readonly color: string;
+  readonly points: readonly (readonly [number, number])[];
+  /** Drawn dashed: a reference line rather than a measurement. */
+  readonly dashed?: boolean;
+}
+
+/** A line chart over time. */
+export interface Chart {
+  /** The id of the figure, unique in the page. */
+  readonly id: string;
+  readonly title: string;
+  /** What the y axis counts. */
+  readonly unit: string;
+  readonly series: readonly Series[];
+  /** The y range always shown (the data may widen it). */
+  readonly yRange?: readonly [number, number];
+  /** How y ticks print. */
+  readonly yTick?: (value: number) => string;
+}
+
+const WIDTH = 760;
+const HEIGHT = 260;
+const PAD = { left: 64, right: 16, top: 22, bottom: 32 } as const;
+const TICKS = 5;
+
+/** Escapes text for XML and HTML, attribute values included. */
+export function escape(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** A round step (1, 2 or 5 times a power of ten) that cuts `span` into about `TICKS` parts. */
+function niceStep(span: number): number {
+  const raw = span / TICKS;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].find((m) => m * power >= raw)!;
+  return step * power;
+}
+
+/** Tick values from the first multiple of `step` at or above `min` to `max`. */
+function ticks(min: number, max: number, step: number): number[] {
+  const values: number[] = [];
+  for (let v = Math.ceil(min / step) * step; v <= max + step / 1e6; v += step) values.push(Number(v.toFixed(10)));
+  return values;
+}
+
+/** A round step in ms for the time axis: whole seconds or minutes. */
+function timeStep(spanMs: number): number {
+  const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400];
+  return 1000 * (steps.find((s) => s * 1000 * TICKS >= spanMs) ?? Math.ceil(spanMs / TICKS / 86_400_000) * 86400);
+}
+
+/** A time label: `m:ss`, or hours and minutes past an hour. */
+function timeLabel(ms: number): string {
+  return ms >= 3_600_000 ? `${Math.floor(ms / 3_600_000)}h${String(Math.floor(ms / 60_000) % 60).padStart(2, "0")}` : clock(ms);
+}
+
+/** A self-contained `<figure>` with the chart as inline SVG and its legend. */
+export function lineChart(chart: Chart): string {
+  const all = chart.series.flatMap((s) => s.points);
+  const xMax = Math.max(1, ...all.map(([x]) => x));
+  const ys = all.map(([, y]) => y);
+  let yMin = Math.min(chart.yRange?.[0] ?? 0, ...ys);
+  let yMax = Math.max(chart.yRange?.[1] ?? 1, ...ys);
+  if (yMax === yMin) yMax = yMin + 1;
+  const yStep = niceStep(yMax - yMin);
+  yMin = Math.floor(yMin / yStep) * yStep;
+  yMax = Math.ceil(yMax / yStep) * yStep;
+  const plotW = WIDTH - PAD.left - PAD.right;
+  const plotH = HEIGHT - PAD.top - PAD.bottom;
+  const x = (v: number): string => (PAD.left + (v / xMax) * plotW).toFixed(1);
+  const y = (v: number): string => (PAD.top + plotH - ((v - yMin) / (yMax - yMin)) * plotH).toFixed(1);
+  const yTick = chart.yTick ?? ((v: number) => v.toLocaleString("en-US"));
+  const grid = ticks(yMin, yMax, yStep)
+    .map(
+      (v) =>
+        `<line class="grid" x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(v)}" y2="${y(v)}"/>` +
+        `<text class="tick" x="${PAD.left - 6}" y="${y(v)}" text-anchor="end" dominant-baseline="middle">${escape(yTick(v))}</text>`,
+    )
+    .join("");
+  const xTicks = ticks(0, xMax, timeStep(xMax))
+    .map(
+      (v) =>
+        `<line class="axis" x1="${x(v)}" x2="${x(v)}" y1="${PAD.top + plotH}" y2="${PAD.top + plotH + 4}"/>` +
+        `<text class="tick" x="${x(v)}" y="${PAD.top + plotH + 18}" text-anchor="middle">${timeLabel(v)}</text>`,
+    )
+    .join("");
+  const lines = chart.series
+    .map((s) => {
+      const points = s.points.map(([px, py]) => `${x(px)},${y(py)}`).join(" ");
+      const dash = s.dashed ? ` stroke-dasharray="5 4"` : "";
+      return `<polyline fill="none" stroke="${s.color}" stroke-width="1.8"${dash} points="${points}"><title>${escape(s.name)}</title></polyline>`;
+    })
+    .join("");
+  const legend = chart.series
+    .map((s) => `<li><span class="swatch" style="background:${s.color}"></span>${escape(s.name)}</li>`)
+    .join("");
+  return `<figure class="chart" id="${escape(chart.id)}">
+<figcaption>${escape(chart.title)}</figcaption>
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${escape(chart.title)}">
+<text class="unit" x="${PAD.left}" y="${PAD.top - 10}">${escape(chart.unit)}</text>
+${grid}
+<line class="axis" x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${PAD.top + plotH}" y2="${PAD.top + plotH}"/>
+${xTicks}
+${lines}
+</svg>
+<ul class="legend">${legend}</ul>
+</figure>`;
+}
