@@ -2,7 +2,8 @@
 /**
  * The dependency rule of src/ (`npm run check:deps`, in CI): each layer below says what its files may import, and
  * everything else is forbidden. Type-only imports count. Node built-ins are allowed everywhere; npm packages nowhere,
- * except type-only imports of the Redis clients from src/redis. No import cycles at all.
+ * except type-only imports of the Redis clients from src/redis and @sinonjs/fake-timers from src/simulate. No import
+ * cycles at all.
  *
  * Paths are relative to where depcruise runs, so test/deps/dependency-rules.test.ts runs this same file on the
  * src/ trees under test/fixtures/deps/.
@@ -23,13 +24,16 @@ const parts = {
   admission: { path: "^src/admission/", shows: "src/admission/**" },
   redis: { path: "^src/redis/", shows: "src/redis/**" },
   plan: { path: "^src/plan/", shows: "src/plan/**" },
+  testingEntry: { path: "^src/testing/index\\.ts$", shows: "src/testing/index.ts" },
   testing: { path: "^src/testing/", shows: "src/testing/**" },
   group: { path: "^src/group/", shows: "src/group/**" },
+  simulate: { path: "^src/simulate/", shows: "src/simulate/**" },
   options: { path: "^src/options\\.ts$", shows: "src/options.ts" },
   facade: { path: "^src/[^/]+\\.ts$", shows: "src/*.ts" },
   src: { path: "^src/", shows: "anything under src/" },
   // Wherever node_modules is found: the fixtures resolve it from the project root.
   redisClients: { path: "(^|/)node_modules/(ioredis|redis|@redis/[^/]+)/", shows: "the Redis clients' types" },
+  fakeTimers: { path: "(^|/)node_modules/@sinonjs/fake-timers/", shows: "@sinonjs/fake-timers" },
 };
 
 /** @typedef {keyof typeof parts} Part */
@@ -50,9 +54,14 @@ const layers = [
   ["redis", ["core", "store", "redis", "redisClients"]],
   // The planner reads durations (`6m0s`) as headers do.
   ["plan", ["core", "headers", "plan"]],
+  // The entry point of llm-limiter/testing also exports simulate(); the simulator itself stays apart from the limiter.
+  ["testingEntry", ["testing", "simulate"]],
   ["testing", ["core", "testing"]],
   // A group is made of limiters: it builds on the facade (limiter.ts, modes.ts); only index.ts imports it back.
   ["group", ["core", "headers", "buckets", "admission", "options", "facade", "group"]],
+  // simulate() drives a Limiter (the facade) against the simulator on fake timers (loaded when it runs, bundled
+  // into the CLI); its CLI flags read as plan's do.
+  ["simulate", ["simulate", "core", "testing", "facade", "plan", "fakeTimers"]],
   ["facade", ["src"]],
 ];
 

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { defineConfig } from "tsup";
 
 const shared = {
@@ -11,6 +12,14 @@ const shared = {
   treeshake: true,
 } as const;
 
+/** simulate() runs on virtual time from @sinonjs/fake-timers, a devDependency: see its two uses below. */
+const FAKE_TIMERS = "@sinonjs/fake-timers";
+
+/** The notices the licences of the code bundled into the CLI (BSD-3-Clause, MIT) ask to be reproduced. */
+const bundledNotices = ["@sinonjs/fake-timers", "@sinonjs/commons", "type-detect"]
+  .map((name) => `${name}:\n${readFileSync(`node_modules/${name}/LICENSE`, "utf8").trim()}`)
+  .join("\n\n");
+
 export default defineConfig([
   {
     ...shared,
@@ -20,7 +29,18 @@ export default defineConfig([
     // Both builds run at once: leave the CLI's file to the build that writes it (and remove any stale map).
     clean: ["!cli.js"],
     splitting: true,
+    // Loaded by simulate() when it runs, from the user's install: the package keeps no runtime dependency.
+    external: [FAKE_TIMERS],
   },
   // The `llm-limiter` bin: ESM only, no types, one file (the shebang stays on its first line).
-  { ...shared, entry: { cli: "src/cli.ts" }, format: ["esm"], splitting: false },
+  {
+    ...shared,
+    entry: { cli: "src/cli.ts" },
+    format: ["esm"],
+    splitting: false,
+    // `npx llm-limiter simulate` needs nothing installed: the fake timers are bundled (CommonJS, hence `require`).
+    noExternal: [FAKE_TIMERS],
+    banner: { js: `import { createRequire as __llmLimiterRequire } from "node:module";\nconst require = __llmLimiterRequire(import.meta.url);` },
+    footer: { js: `/*\nBundled third-party code and its licences:\n\n${bundledNotices}\n*/` },
+  },
 ]);

@@ -33,7 +33,7 @@ export function progressLine(stream: ProgressStream): {
       drawn = true;
       const share = estimatedEndMs > 0 ? Math.min(1, simulatedMs / estimatedEndMs) : 1;
       const filled = Math.round(share * BAR);
-      const line = `simulating ${run.padEnd(10)} [${"#".repeat(filled)}${".".repeat(BAR - filled)}] ${clock(simulatedMs)} of ~${clock(estimatedEndMs)} simulated`;
+      const line = `simulating ${run.padEnd(10)} [${"#".repeat(filled)}${".".repeat(BAR - filled)}] ${clock(simulatedMs)} / ~${clock(estimatedEndMs)} simulated`;
       stream.write(`\r${line.slice(0, (stream.columns ?? 80) - 1)}\x1b[K`);
     },
     end() {

@@ -1,5 +1,19 @@
 import type { Clock as InstalledClock } from "@sinonjs/fake-timers";
 
+/**
+ * Loaded when a run starts, from the user's install: `llm-limiter/testing` needs it for nothing else, and the
+ * CLI bundles it.
+ */
+async function loadFakeTimers(): Promise<typeof import("@sinonjs/fake-timers")> {
+  try {
+    return (await import("@sinonjs/fake-timers")).default;
+  } catch (error) {
+    throw new Error("simulate() runs on virtual time from @sinonjs/fake-timers: npm install -D @sinonjs/fake-timers", {
+      cause: error,
+    });
+  }
+}
+
 /** What a scenario hands back once started: when it is done, and what to do every step. */
 export interface Scenario<T> {
   readonly done: Promise<T>;
@@ -16,8 +30,7 @@ export async function driveVirtualTime<T, S extends { readonly done: Promise<T> 
   start: () => S,
   advance: (clock: InstalledClock, scenario: S) => Promise<void>,
 ): Promise<T> {
-  // Loaded when a run starts: `llm-limiter/testing` works without it for everything else, and the CLI bundles it.
-  const { default: FakeTimers } = await import("@sinonjs/fake-timers");
+  const FakeTimers = await loadFakeTimers();
   const clock = FakeTimers.install({
     now: Date.UTC(2026, 0, 1),
     toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"],

@@ -53,9 +53,11 @@ describe("the dependency rule", () => {
       "layer-plan: src/plan/args.ts → ../sync/levels.js",
       "layer-pure: src/core/budget.ts → ./clock.js",
       "layer-redis: src/redis/options.ts → ../admission/queue.js",
+      "layer-simulate: src/simulate/run.ts → ../sync/levels.js",
       "layer-store: src/store/shared-store.ts → p-queue",
       "layer-sync: src/sync/windows.ts → ../admission/queue.js",
       "layer-testing: src/testing/provider.ts → ../sync/levels.js",
+      "layer-testingEntry: src/testing/index.ts → ../plan/args.js",
       "no-circular: src/sync/levels.ts → ./windows.js",
       "redis-clients-type-only: src/redis/store.ts → ioredis",
     ]);
