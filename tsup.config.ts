@@ -40,7 +40,9 @@ export default defineConfig([
     splitting: false,
     // `npx llm-limiter simulate` needs nothing installed: the fake timers are bundled (CommonJS, hence `require`).
     noExternal: [FAKE_TIMERS],
-    banner: { js: `import { createRequire as __llmLimiterRequire } from "node:module";\nconst require = __llmLimiterRequire(import.meta.url);` },
+    banner: {
+      js: `import { createRequire as __llmLimiterRequire } from "node:module";\nconst require = __llmLimiterRequire(import.meta.url);`,
+    },
     footer: { js: `/*\nBundled third-party code and its licences:\n\n${bundledNotices}\n*/` },
   },
 ]);

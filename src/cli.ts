@@ -18,13 +18,13 @@ async function runSimulate(command: Exclude<SimulateCommand, { help: true }>): P
   try {
     source = await readFile(command.workload, "utf8");
   } catch (error) {
-    throw new UsageError(`cannot read ${command.workload}: ${(error as Error).message}`);
+    throw new UsageError(`cannot read ${command.workload}: ${(error as Error).message}`, { cause: error });
   }
   let workload;
   try {
     workload = parseWorkload(source);
   } catch (error) {
-    throw new UsageError(`${command.workload}: ${(error as Error).message}`);
+    throw new UsageError(`${command.workload}: ${(error as Error).message}`, { cause: error });
   }
   const progress = progressLine(process.stderr);
   let result;

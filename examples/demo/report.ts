@@ -107,9 +107,9 @@ export function resultRow(label: string, result: SimulationResult, run: Simulati
 
 /** Failed calls by kind, e.g. `0 chat, 22 long, 108 batch`: outcomes are in workload order, as `calls`. */
 export function failuresByKind(calls: readonly Call[], run: SimulationRun): string {
-  return KINDS.map(
-    (kind) => `${run.outcomes.filter((o, i) => !o.ok && calls[i]!.kind === kind).length} ${kind}`,
-  ).join(", ");
+  return KINDS.map((kind) => `${run.outcomes.filter((o, i) => !o.ok && calls[i]!.kind === kind).length} ${kind}`).join(
+    ", ",
+  );
 }
 
 export const RESULT_HEAD = [

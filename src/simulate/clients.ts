@@ -83,9 +83,7 @@ export class LimitedClient implements Client {
     const estimate: Estimate = this.split
       ? { input: call.prompt, output: call.maxTokens }
       : call.prompt + call.maxTokens;
-    const used: Estimate = this.split
-      ? { input: call.prompt, output: call.completion }
-      : call.prompt + call.completion;
+    const used: Estimate = this.split ? { input: call.prompt, output: call.completion } : call.prompt + call.completion;
     let attempts = 0;
     try {
       await this.limiter.run(

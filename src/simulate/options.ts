@@ -3,11 +3,11 @@ import type { WorkloadCall } from "./workload.js";
 /** What a latency function is told about a call. */
 export type LatencyCall = Pick<WorkloadCall, "prompt" | "maxTokens" | "completion">;
 
-/** The budgets both the simulated key enforces and the limiter is configured with. */
-export const SIMULATE_BUDGETS = ["rpm", "tpm", "rpd", "tpd", "itpm", "otpm", "concurrency"] as const;
+/** A budget {@link simulate} takes: the simulated key enforces it and the limiter is configured with it. */
+export type SimulateBudget = "rpm" | "tpm" | "rpd" | "tpd" | "itpm" | "otpm" | "concurrency";
 
-/** One of {@link SIMULATE_BUDGETS}. */
-export type SimulateBudget = (typeof SIMULATE_BUDGETS)[number];
+/** Every {@link SimulateBudget}, in the order reports list them. */
+export const SIMULATE_BUDGETS: readonly SimulateBudget[] = ["rpm", "tpm", "rpd", "tpd", "itpm", "otpm", "concurrency"];
 
 /** Where a run stands, for a progress display. */
 export interface SimulateProgress {

@@ -82,10 +82,7 @@ async function runOn(
  *
  * @throws TypeError or RangeError for a bad workload or option, before anything runs.
  */
-export async function simulate(
-  workload: readonly WorkloadCall[],
-  options: SimulateOptions,
-): Promise<SimulationResult> {
+export async function simulate(workload: readonly WorkloadCall[], options: SimulateOptions): Promise<SimulationResult> {
   const checked = checkSimulation(workload, options);
   const bound = lowerBound(workload, checked.budgets, checked.latencyMs);
   const sampleMs =

@@ -59,7 +59,14 @@ export interface SimulationSummary {
   /** Tokens (prompt + completion) of completed calls per simulated minute of the makespan. */
   readonly tokensPerMinute: number;
   /** Arrival to completion of completed calls, in ms: the median, the 95th percentile and the longest. */
-  readonly latencyMs: { readonly p50: number; readonly p95: number; readonly max: number };
+  readonly latencyMs: {
+    /** Half the calls took no longer. */
+    readonly p50: number;
+    /** 95% of the calls took no longer. */
+    readonly p95: number;
+    /** The longest. */
+    readonly max: number;
+  };
 }
 
 /** One run: its totals, its samples over time and every call's outcome (in workload order). */
@@ -95,7 +102,12 @@ export interface SimulationResult {
    * The shortest makespan any client could reach from full buckets, and what binds it: the last
    * answer (arrival + latency), or a budget's drain (what exceeds one full bucket, at the refill rate).
    */
-  readonly bound: { readonly ms: number; readonly binding: string };
+  readonly bound: {
+    /** The bound, in ms from the start. */
+    readonly ms: number;
+    /** What sets it: `"last answer"`, or the name of the budget that drains last (`"tpm"`). */
+    readonly binding: string;
+  };
   /** Through a `Limiter` configured with the key's budgets, each call with `limiter.run` and its retries. */
   readonly limiter: SimulationRun;
   /** No limiter: each call sent on arrival; after a 429, sent again once its `retry-after` has passed. */

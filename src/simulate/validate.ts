@@ -47,7 +47,8 @@ function latencyOf(value: SimulateOptions["latencyMs"]): (call: LatencyCall) => 
 
 /** Throws TypeError or RangeError for a bad workload or option, before anything runs. */
 export function checkSimulation(workload: readonly WorkloadCall[], options: SimulateOptions): CheckedOptions {
-  if (!Array.isArray(workload)) throw new TypeError(`simulate(): the workload must be an array, got ${shown(workload)}`);
+  if (!Array.isArray(workload))
+    throw new TypeError(`simulate(): the workload must be an array, got ${shown(workload)}`);
   if (workload.length === 0) throw new RangeError("simulate(): the workload has no call");
   // The same checks as a workload file's lines.
   workload.forEach((call, i) => workloadCall(`simulate(): call ${i + 1}`, call));

@@ -80,7 +80,7 @@ export function parseWorkload(source: string): WorkloadCall[] {
     try {
       value = JSON.parse(raw);
     } catch (error) {
-      throw new TypeError(`line ${i + 1}: not JSON (${(error as Error).message})`);
+      throw new TypeError(`line ${i + 1}: not JSON (${(error as Error).message})`, { cause: error });
     }
     calls.push(workloadCall(`line ${i + 1}`, value));
   }

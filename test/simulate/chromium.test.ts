@@ -18,7 +18,9 @@ const present = existsSync(CHROMIUM);
 const inCi = process.env.CI === "true";
 
 if (!present && !inCi) {
-  console.warn(`\n[llm-limiter] ${CHROMIUM} not found: the report's browser test is SKIPPED (apt-get install chromium).\n`);
+  console.warn(
+    `\n[llm-limiter] ${CHROMIUM} not found: the report's browser test is SKIPPED (apt-get install chromium).\n`,
+  );
 }
 
 /** Bursts of calls every 10 s onto a small key: every chart has something to draw. */

@@ -67,7 +67,11 @@ describe("llm-limiter simulate", () => {
     [[BURST, "--rpm", "10", "--rmp", "3"], /Unknown option '--rmp'/],
     [[join(dir, "missing.jsonl"), "--rpm", "10"], /cannot read .*missing\.jsonl: ENOENT/],
     [
-      [workload("bad.jsonl", ['{"at": 0, "prompt": 1, "maxTokens": 2, "completion": 1}', '{"at": 0, "prompt": 1}']), "--rpm", "1"],
+      [
+        workload("bad.jsonl", ['{"at": 0, "prompt": 1, "maxTokens": 2, "completion": 1}', '{"at": 0, "prompt": 1}']),
+        "--rpm",
+        "1",
+      ],
       /bad\.jsonl: line 2: "maxTokens" is required/,
     ],
   ])("exits 2 with a clear error for %o", (args, message) => {

@@ -23,7 +23,9 @@ function checkSamples(run: SimulationRun, sampleMs: number): void {
   run.samples.forEach((s, i) => {
     expect(s.t).toBe(i * sampleMs);
     const before = run.samples[i - 1];
-    if (before) for (const key of ["arrived", "sent", "rejected", "served"] as const) expect(s[key]).toBeGreaterThanOrEqual(before[key]);
+    if (before)
+      for (const key of ["arrived", "sent", "rejected", "served"] as const)
+        expect(s[key]).toBeGreaterThanOrEqual(before[key]);
     expect(s.sent).toBe(s.rejected + s.served + s.inFlight);
     for (const [name, level] of Object.entries(s.levels)) expect(level).toBeLessThanOrEqual(s.capacities[name]!);
   });

@@ -20,13 +20,41 @@ describe("parseWorkload", () => {
 
   it.each([
     ['{"at": 0, "prompt": 1, "maxTokens": 2}', TypeError, /^line 2: "completion" is required$/],
-    ['{"at": 0, "prompt": 1, "maxTokens": 2, "completion": 3}', RangeError, /^line 2: "completion" \(3\) must not exceed "maxTokens" \(2\)/],
-    ['{"at": -1, "prompt": 1, "maxTokens": 2, "completion": 1}', RangeError, /^line 2: "at" must be a whole number >= 0, got -1$/],
-    ['{"at": 0, "prompt": 1.5, "maxTokens": 2, "completion": 1}', RangeError, /^line 2: "prompt" must be a whole number >= 0/],
-    ['{"at": 0, "prompt": 1, "maxTokens": 0, "completion": 0}', RangeError, /^line 2: "maxTokens" must be a whole number >= 1/],
-    ['{"at": "0", "prompt": 1, "maxTokens": 2, "completion": 1}', TypeError, /^line 2: "at" must be a number, got string "0"$/],
-    ['{"at": 0, "prompt": 1, "maxTokens": 2, "completion": 1, "model": 4}', TypeError, /^line 2: "model" must be a string/],
-    ['{"at": 0, "prompt": 1, "maxTokens": 2, "completion": 1, "max_tokens": 2}', TypeError, /^line 2: unknown field "max_tokens"/],
+    [
+      '{"at": 0, "prompt": 1, "maxTokens": 2, "completion": 3}',
+      RangeError,
+      /^line 2: "completion" \(3\) must not exceed "maxTokens" \(2\)/,
+    ],
+    [
+      '{"at": -1, "prompt": 1, "maxTokens": 2, "completion": 1}',
+      RangeError,
+      /^line 2: "at" must be a whole number >= 0, got -1$/,
+    ],
+    [
+      '{"at": 0, "prompt": 1.5, "maxTokens": 2, "completion": 1}',
+      RangeError,
+      /^line 2: "prompt" must be a whole number >= 0/,
+    ],
+    [
+      '{"at": 0, "prompt": 1, "maxTokens": 0, "completion": 0}',
+      RangeError,
+      /^line 2: "maxTokens" must be a whole number >= 1/,
+    ],
+    [
+      '{"at": "0", "prompt": 1, "maxTokens": 2, "completion": 1}',
+      TypeError,
+      /^line 2: "at" must be a number, got string "0"$/,
+    ],
+    [
+      '{"at": 0, "prompt": 1, "maxTokens": 2, "completion": 1, "model": 4}',
+      TypeError,
+      /^line 2: "model" must be a string/,
+    ],
+    [
+      '{"at": 0, "prompt": 1, "maxTokens": 2, "completion": 1, "max_tokens": 2}',
+      TypeError,
+      /^line 2: unknown field "max_tokens"/,
+    ],
     ["[1, 2]", TypeError, /^line 2: a call must be a JSON object, got an array$/],
     ['{"at": 0,', TypeError, /^line 2: not JSON/],
   ])("names the line of a bad call: %s", (line, type, message) => {

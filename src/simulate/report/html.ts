@@ -47,14 +47,18 @@ function summaryTable(result: SimulationResult): string {
     ["bound / makespan", (s) => (result.bound.ms / Math.max(1, s.makespanMs)).toFixed(2) + (s.failed > 0 ? " *" : "")],
     [
       "tokens/min completed",
-      (s) => int(s.tokensPerMinute) + (tpm === undefined ? "" : ` (${Math.round((100 * s.tokensPerMinute) / tpm)}% of tpm)`),
+      (s) =>
+        int(s.tokensPerMinute) + (tpm === undefined ? "" : ` (${Math.round((100 * s.tokensPerMinute) / tpm)}% of tpm)`),
     ],
     ["latency p50 (arrival to answer)", (s) => ms(s.latencyMs.p50)],
     ["latency p95", (s) => ms(s.latencyMs.p95)],
     ["latency max", (s) => ms(s.latencyMs.max)],
   ];
   const body = rows
-    .map(([name, cell]) => `<tr><td>${escape(name)}</td><td>${cell(result.limiter.summary)}</td><td>${cell(result.naive.summary)}</td></tr>`)
+    .map(
+      ([name, cell]) =>
+        `<tr><td>${escape(name)}</td><td>${cell(result.limiter.summary)}</td><td>${cell(result.naive.summary)}</td></tr>`,
+    )
     .join("\n");
   return `<table id="summary"><thead><tr><th></th><th>llm-limiter</th><th>no limiter</th></tr></thead><tbody>
 ${body}

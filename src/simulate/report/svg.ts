@@ -56,7 +56,9 @@ function timeStep(spanMs: number): number {
 
 /** A time label: `m:ss`, or hours and minutes past an hour. */
 function timeLabel(ms: number): string {
-  return ms >= 3_600_000 ? `${Math.floor(ms / 3_600_000)}h${String(Math.floor(ms / 60_000) % 60).padStart(2, "0")}` : clock(ms);
+  return ms >= 3_600_000
+    ? `${Math.floor(ms / 3_600_000)}h${String(Math.floor(ms / 60_000) % 60).padStart(2, "0")}`
+    : clock(ms);
 }
 
 /** A self-contained `<figure>` with the chart as inline SVG and its legend. */
