@@ -22,6 +22,8 @@ export class Tally {
 export interface Client {
   readonly tally: Tally;
   send(call: WorkloadCall): Promise<SimulationOutcome>;
+  /** Leaves nothing behind once every call has ended. */
+  close(): Promise<void>;
 }
 
 /** A fresh simulated key with the run's budgets, latency and headers. */
@@ -78,6 +80,10 @@ export class LimitedClient implements Client {
     this.split = options.budgets.itpm !== undefined || options.budgets.otpm !== undefined;
   }
 
+  close(): Promise<void> {
+    return this.limiter.close();
+  }
+
   async send(call: WorkloadCall): Promise<SimulationOutcome> {
     // What the provider charges at admission, and what the call turns out to use.
     const estimate: Estimate = this.split
@@ -117,6 +123,10 @@ export class NaiveClient implements Client {
     this.provider = simulatedKey(options);
   }
 
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
   async send(call: WorkloadCall): Promise<SimulationOutcome> {
     let res = await attempt(this.provider, this.tally, call);
     let attempts = 1;
@@ -135,11 +145,13 @@ export class NaiveClient implements Client {
   }
 }
 
-/** Sends every call at its arrival time; resolves with all outcomes, in workload order. */
-export function replay(calls: readonly WorkloadCall[], client: Client): Promise<SimulationOutcome[]> {
-  return Promise.all(
+/** Sends every call at its arrival time; resolves with all outcomes, in workload order, once the client is closed. */
+export async function replay(calls: readonly WorkloadCall[], client: Client): Promise<SimulationOutcome[]> {
+  const outcomes = await Promise.all(
     calls.map(
       (call) => new Promise<SimulationOutcome>((resolve) => setTimeout(() => resolve(client.send(call)), call.at)),
     ),
   );
+  await client.close();
+  return outcomes;
 }

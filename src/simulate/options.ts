@@ -1,3 +1,4 @@
+import type { Limits } from "../core/limits.js";
 import type { WorkloadCall } from "./workload.js";
 
 /** What a latency function is told about a call. */
@@ -35,21 +36,7 @@ export interface SimulateProgress {
  * console.log(result.limiter.summary.rejected, result.naive.summary.rejected);
  * ```
  */
-export interface SimulateOptions {
-  /** Requests per minute. */
-  rpm?: number;
-  /** Tokens (input + output) per minute. */
-  tpm?: number;
-  /** Requests per day. */
-  rpd?: number;
-  /** Tokens (input + output) per day. */
-  tpd?: number;
-  /** Input tokens per minute. */
-  itpm?: number;
-  /** Output tokens per minute. */
-  otpm?: number;
-  /** Calls in flight at once. */
-  concurrency?: number;
+export interface SimulateOptions extends Pick<Limits, SimulateBudget> {
   /**
    * Which provider's headers the simulated key sends, and the limiter reads.
    * @default `"anthropic"` when `itpm` or `otpm` is given, else `"openai"`

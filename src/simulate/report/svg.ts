@@ -48,17 +48,14 @@ function ticks(min: number, max: number, step: number): number[] {
   return values;
 }
 
-/** A round step in ms for the time axis: whole seconds or minutes. */
+/** Most labels on the time axis. */
+const TIME_TICKS = 8;
+
+/** A round step in ms for the time axis: whole seconds, minutes, hours or days. */
 function timeStep(spanMs: number): number {
   const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400];
-  return 1000 * (steps.find((s) => s * 1000 * TICKS >= spanMs) ?? Math.ceil(spanMs / TICKS / 86_400_000) * 86400);
-}
-
-/** A time label: `m:ss`, or hours and minutes past an hour. */
-function timeLabel(ms: number): string {
-  return ms >= 3_600_000
-    ? `${Math.floor(ms / 3_600_000)}h${String(Math.floor(ms / 60_000) % 60).padStart(2, "0")}`
-    : clock(ms);
+  const fits = (seconds: number): boolean => seconds * 1000 * TIME_TICKS >= spanMs;
+  return 1000 * (steps.find(fits) ?? Math.ceil(spanMs / TIME_TICKS / 86_400_000) * 86400);
 }
 
 /** A self-contained `<figure>` with the chart as inline SVG and its legend. */
@@ -88,7 +85,7 @@ export function lineChart(chart: Chart): string {
     .map(
       (v) =>
         `<line class="axis" x1="${x(v)}" x2="${x(v)}" y1="${PAD.top + plotH}" y2="${PAD.top + plotH + 4}"/>` +
-        `<text class="tick" x="${x(v)}" y="${PAD.top + plotH + 18}" text-anchor="middle">${timeLabel(v)}</text>`,
+        `<text class="tick" x="${x(v)}" y="${PAD.top + plotH + 18}" text-anchor="middle">${clock(v)}</text>`,
     )
     .join("");
   const lines = chart.series
