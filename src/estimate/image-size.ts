@@ -8,17 +8,9 @@ const HEADER_CHARS = 174_764;
  * when the format is another or the data is malformed.
  */
 export function imageSizeOfBase64(data: string): ImageSize | undefined {
-  let bytes: string;
-  try {
-    bytes = atob(
-      data
-        .slice(0, HEADER_CHARS)
-        .replace(/[^A-Za-z0-9+/]/g, "")
-        .replace(/(.{4})*(.{1,3})?$/, "$1"),
-    );
-  } catch {
-    return undefined;
-  }
+  // Whole groups of four only: the cut may end inside one.
+  const prefix = data.slice(0, HEADER_CHARS).replace(/[^A-Za-z0-9+/]/g, "");
+  const bytes = atob(prefix.slice(0, prefix.length - (prefix.length % 4)));
   const at = (i: number): number => bytes.charCodeAt(i);
   const be16 = (i: number): number => (at(i) << 8) | at(i + 1);
   const le16 = (i: number): number => at(i) | (at(i + 1) << 8);
