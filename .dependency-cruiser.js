@@ -24,6 +24,8 @@ const parts = {
   redis: { path: "^src/redis/", shows: "src/redis/**" },
   plan: { path: "^src/plan/", shows: "src/plan/**" },
   testing: { path: "^src/testing/", shows: "src/testing/**" },
+  estimate: { path: "^src/estimate/", shows: "src/estimate/**" },
+  fetch: { path: "^src/fetch/", shows: "src/fetch/**" },
   options: { path: "^src/options\\.ts$", shows: "src/options.ts" },
   facade: { path: "^src/[^/]+\\.ts$", shows: "src/*.ts" },
   src: { path: "^src/", shows: "anything under src/" },
@@ -50,6 +52,10 @@ const layers = [
   // The planner reads durations (`6m0s`) as headers do.
   ["plan", ["core", "headers", "plan"]],
   ["testing", ["core", "testing"]],
+  // Token estimates are pure functions of a request body.
+  ["estimate", ["estimate"]],
+  // The limited fetch admits through a Reservation's interface, never the Limiter itself (which builds it).
+  ["fetch", ["core", "estimate", "options", "fetch"]],
   ["facade", ["src"]],
 ];
 

@@ -38,7 +38,7 @@ export function openAIImageTokens(model: unknown, detail: unknown, size: ImageSi
   return cost.base + cost.tile * Math.ceil(width / 512) * Math.ceil(height / 512);
 }
 
-/** Anthropic resizes an image whose long edge exceeds 1568 px, or over ~1.15 megapixels, and never charges above ~1600 tokens. */
+/** Anthropic resizes an image whose long edge exceeds 1568 px or over ~1.15 megapixels: ~1600 tokens at most. */
 const ANTHROPIC_MAX_EDGE = 1568;
 const ANTHROPIC_MAX_TOKENS = 1600;
 

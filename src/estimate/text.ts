@@ -36,12 +36,7 @@ export function textTokens(text: string): number {
 }
 
 function isWordChar(code: number): boolean {
-  return (
-    (code >= 65 && code <= 90) ||
-    (code >= 97 && code <= 122) ||
-    code === 32 ||
-    code === 10
-  );
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 32 || code === 10;
 }
 
 function isCjk(code: number): boolean {

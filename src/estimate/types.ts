@@ -1,6 +1,6 @@
 /** The request shapes {@link estimateRequest} reads. */
 export type Endpoint =
-  /** OpenAI `POST /v1/chat/completions`, and the OpenAI-compatible APIs (Groq, OpenRouter, Together, Mistral, Azure). */
+  /** OpenAI `POST /v1/chat/completions`, and the compatible APIs (Groq, OpenRouter, Together, Mistral, Azure). */
   | "chat.completions"
   /** OpenAI `POST /v1/responses`. */
   | "responses"

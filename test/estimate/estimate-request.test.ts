@@ -28,13 +28,16 @@ function gifData(width: number, height: number): string {
 /** The input tokens one image part adds to an OpenAI chat request. */
 function openAIImage(part: object, model = "gpt-4o"): number {
   const body = (content: unknown[]) => ({ model, messages: [{ role: "user", content }], max_tokens: 1 });
-  return (
-    estimateRequest(body([{ type: "image_url", image_url: part }])).input - estimateRequest(body([])).input
-  );
+  return estimateRequest(body([{ type: "image_url", image_url: part }])).input - estimateRequest(body([])).input;
 }
 
 function anthropicImage(source: object): number {
-  const body = (content: unknown[]) => ({ model: "claude-sonnet-4-5", max_tokens: 1, system: "", messages: [{ role: "user", content }] });
+  const body = (content: unknown[]) => ({
+    model: "claude-sonnet-4-5",
+    max_tokens: 1,
+    system: "",
+    messages: [{ role: "user", content }],
+  });
   return estimateRequest(body([{ type: "image", source }])).input - estimateRequest(body([])).input;
 }
 
@@ -76,7 +79,9 @@ describe("estimateRequest: output reservations and endpoints", () => {
   const messages = [{ role: "user", content: "Hello" }];
 
   it("reserves max_completion_tokens over max_tokens, times n, else defaultMaxTokens", () => {
-    expect(estimateRequest({ model: "gpt-4o", messages, max_tokens: 100, max_completion_tokens: 300 }).output).toBe(300);
+    expect(estimateRequest({ model: "gpt-4o", messages, max_tokens: 100, max_completion_tokens: 300 }).output).toBe(
+      300,
+    );
     expect(estimateRequest({ model: "gpt-4o", messages, max_tokens: 100, n: 3 }).output).toBe(300);
     expect(estimateRequest({ model: "gpt-4o", messages }).output).toBe(4096);
     expect(estimateRequest({ model: "gpt-4o", messages }, { defaultMaxTokens: 512 }).output).toBe(512);
@@ -102,7 +107,9 @@ describe("estimateRequest: output reservations and endpoints", () => {
   it("uses a plugged-in tokenizer for every text", () => {
     const body = { model: "gpt-4o", max_tokens: 1, messages: [{ role: "user", content: "The quick brown fox." }] };
     // 3 priming + 3 per message + the role + the content, as OpenAI's chat format counts.
-    expect(estimateRequest(body, { tokenizer: countTokens }).input).toBe(3 + 3 + 1 + countTokens("The quick brown fox."));
+    expect(estimateRequest(body, { tokenizer: countTokens }).input).toBe(
+      3 + 3 + 1 + countTokens("The quick brown fox."),
+    );
     expect(estimateRequest(body, { tokenizer: () => 0 }).input).toBe(6);
   });
 
