@@ -72,8 +72,24 @@ describe("limiter.fetch() on the Anthropic SDK", () => {
     expect(calls).toHaveLength(1);
     expect(limiter.snapshot()).toMatchObject({ queued: 0, inFlight: 0, concurrency: { available: 1 } });
   });
+});
 
-  // Last: the simulator keeps generating a stream its client left.
+describe("limiter.fetch() on an Anthropic stream the caller leaves", () => {
+  // message_delta comes a minute after message_start: the caller leaves long before, whatever the machine's speed.
+  const sim = useSimulator({
+    itpm: 40_000,
+    otpm: 8_000,
+    dialect: "anthropic",
+    latencyMs: 60_000,
+    answerTokens: () => 30,
+  });
+
+  function setUp(): { limiter: Limiter; anthropic: Anthropic; calls: ReturnType<typeof recording>["calls"] } {
+    const limiter = new Limiter({ itpm: 40_000, otpm: 8_000, provider: "anthropic", initial: "full" });
+    const { admitter, calls } = recording(limiter);
+    return { limiter, anthropic: anthropicClient(sim().server, { fetch: limitedFetch(() => admitter) }), calls };
+  }
+
   it("keeps the estimate when the stream is aborted before message_delta", async () => {
     const { limiter, anthropic, calls } = setUp();
     const stream = anthropic.messages.stream(request);

@@ -71,17 +71,6 @@ describe("limiter.fetch() on the OpenAI SDK", () => {
     expect(calls[0]?.settled).toEqual([{ input: usage!.prompt_tokens, output: 10 }]);
   });
 
-  it("keeps the estimate when the caller stops reading before the usage", async () => {
-    const { limiter, openai, calls } = setUp(sim().server);
-    const stream = await openai.chat.completions.create({ ...request, stream: true });
-    for await (const _chunk of stream) break;
-    await eventually(() => calls[0]?.released === true);
-    expect(calls[0]?.settled).toEqual([]);
-    const { input, output } = calls[0]!.estimate as { input: number; output: number };
-    expect(limiter.snapshot().dimensions.tpm!.available).toBeLessThanOrEqual(60_000 - (input + output) + 1);
-    expect(limiter.snapshot().inFlight).toBe(0);
-  });
-
   it("rejects a queued request whose signal aborts, leaving nothing behind", async () => {
     const { limiter, openai, calls } = setUp(sim().server, { concurrency: 1 });
     const first = await openai.chat.completions.create({ ...request, stream: true });
@@ -124,5 +113,21 @@ describe("limiter.fetch() on OpenAI streams with one slot", () => {
     expect(sim().provider.stats()).toMatchObject({ rejected: 0, maxInFlight: 1 });
     expect(calls.map((c) => c.settled.length)).toEqual([1, 1]);
     expect(limiter.snapshot()).toMatchObject({ inFlight: 0, concurrency: { available: 1 } });
+  });
+});
+
+describe("limiter.fetch() on an OpenAI stream the caller leaves", () => {
+  // The usage comes a minute after the first chunk: the caller leaves long before, whatever the machine's speed.
+  const sim = useSimulator({ tpm: 60_000, latencyMs: 60_000, answerTokens: () => 10 });
+
+  it("keeps the estimate when the caller stops reading before the usage", async () => {
+    const { limiter, openai, calls } = setUp(sim().server);
+    const stream = await openai.chat.completions.create({ ...request, stream: true });
+    for await (const _chunk of stream) break;
+    await eventually(() => calls[0]?.released === true);
+    expect(calls[0]?.settled).toEqual([]);
+    const { input, output } = calls[0]!.estimate as { input: number; output: number };
+    expect(limiter.snapshot().dimensions.tpm!.available).toBeLessThanOrEqual(60_000 - (input + output) + 1);
+    expect(limiter.snapshot().inFlight).toBe(0);
   });
 });
