@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { Limiter, estimateRequest } from "../../src/index.js";
 import { limitedFetch } from "../../src/fetch/index.js";
 import { anthropicClient, useSimulator } from "../integration/helpers.js";
-import { eventually, recording } from "./recording.js";
+import { eventually, recording, type Recorded } from "./recording.js";
+import type { ProviderServer } from "../../src/testing/index.js";
 
 const request = {
   model: "claude-sim",
@@ -12,6 +13,13 @@ const request = {
   system: "You answer in exactly thirty words.",
   messages: [{ role: "user" as const, content: "Describe a token bucket." }],
 };
+
+/** A limiter (one call in flight) recording what its fetch does, and an Anthropic client on the simulator with it. */
+function setUp(server: ProviderServer): { limiter: Limiter; anthropic: Anthropic; calls: Recorded[] } {
+  const limiter = new Limiter({ itpm: 40_000, otpm: 8_000, concurrency: 1, provider: "anthropic", initial: "full" });
+  const { admitter, calls } = recording(limiter);
+  return { limiter, anthropic: anthropicClient(server, { fetch: limitedFetch(() => admitter) }), calls };
+}
 
 describe("limiter.fetch() on the Anthropic SDK", () => {
   const sim = useSimulator({
@@ -23,14 +31,8 @@ describe("limiter.fetch() on the Anthropic SDK", () => {
     answerTokens: () => 30,
   });
 
-  function setUp(): { limiter: Limiter; anthropic: Anthropic; calls: ReturnType<typeof recording>["calls"] } {
-    const limiter = new Limiter({ itpm: 40_000, otpm: 8_000, concurrency: 1, provider: "anthropic", initial: "full" });
-    const { admitter, calls } = recording(limiter);
-    return { limiter, anthropic: anthropicClient(sim().server, { fetch: limitedFetch(() => admitter) }), calls };
-  }
-
   it("admits on the body's estimate and settles the message's usage", async () => {
-    const { limiter, anthropic, calls } = setUp();
+    const { limiter, anthropic, calls } = setUp(sim().server);
     const message = await anthropic.messages.create(request);
     await eventually(() => calls[0]?.released === true);
     expect(calls).toEqual([
@@ -45,7 +47,7 @@ describe("limiter.fetch() on the Anthropic SDK", () => {
   });
 
   it("settles a stream on message_start's input and message_delta's output, holding the slot till the end", async () => {
-    const { limiter, anthropic, calls } = setUp();
+    const { limiter, anthropic, calls } = setUp(sim().server);
     const streamOnce = async (): Promise<Anthropic.Usage> => {
       const stream = anthropic.messages.stream(request);
       for await (const _event of stream);
@@ -61,7 +63,7 @@ describe("limiter.fetch() on the Anthropic SDK", () => {
   });
 
   it("rejects a queued request whose signal aborts", async () => {
-    const { limiter, anthropic, calls } = setUp();
+    const { limiter, anthropic, calls } = setUp(sim().server);
     const first = await anthropic.messages.create({ ...request, stream: true });
     const controller = new AbortController();
     const second = anthropic.messages.create(request, { signal: controller.signal });
@@ -84,14 +86,8 @@ describe("limiter.fetch() on an Anthropic stream the caller leaves", () => {
     answerTokens: () => 30,
   });
 
-  function setUp(): { limiter: Limiter; anthropic: Anthropic; calls: ReturnType<typeof recording>["calls"] } {
-    const limiter = new Limiter({ itpm: 40_000, otpm: 8_000, provider: "anthropic", initial: "full" });
-    const { admitter, calls } = recording(limiter);
-    return { limiter, anthropic: anthropicClient(sim().server, { fetch: limitedFetch(() => admitter) }), calls };
-  }
-
   it("keeps the estimate when the stream is aborted before message_delta", async () => {
-    const { limiter, anthropic, calls } = setUp();
+    const { limiter, anthropic, calls } = setUp(sim().server);
     const stream = anthropic.messages.stream(request);
     for await (const event of stream) if (event.type === "message_start") break;
     await eventually(() => calls[0]?.released === true);
