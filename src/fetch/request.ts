@@ -29,12 +29,14 @@ export async function readRequest(input: FetchInput, init: RequestInit | undefin
     headers.delete(ADMITTED_HEADER);
     init = { ...init, headers };
   }
-  const fromInit = init?.body !== undefined && init.body !== null;
-  const text = fromInit ? textOf(init!.body!) : request?.body ? await request.clone().text() : undefined;
+  // Only a JSON POST is estimated: an upload is not read at all.
+  const json = !admitted && method === "POST" && (headers.get("content-type") ?? "application/json").includes("json");
+  const fromInit = json && init?.body !== undefined && init.body !== null;
+  const text = fromInit ? textOf(init!.body!) : json && request?.body ? await request.clone().text() : undefined;
   return {
     url,
     method,
-    body: method === "POST" && text !== undefined ? jsonObject(text) : undefined,
+    body: text === undefined ? undefined : jsonObject(text),
     rewritable: fromInit && text !== undefined,
     signal: init?.signal ?? request?.signal ?? undefined,
     admitted,

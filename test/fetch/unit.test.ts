@@ -80,6 +80,13 @@ describe("limitedFetch", () => {
     );
   });
 
+  it("reads the JSON body of a Request object, which still carries it when sent", async () => {
+    const { fetch, calls, sent } = setUp(() => json({}));
+    await fetch(new Request("https://api.openai.com/v1/chat/completions", post(chat)));
+    expect(calls[0]?.estimate).toEqual(estimateRequest(chat, { endpoint: "chat.completions" }));
+    expect(await sent[0]?.json()).toEqual(chat);
+  });
+
   it("picks the limiter by the body's model, or Azure's deployment in the path", async () => {
     const { fetch, models } = setUp(() => json({}));
     await fetch("https://api.groq.com/openai/v1/chat/completions", post({ ...chat, model: "llama-3.3-70b" }));
