@@ -25,6 +25,15 @@ function gifData(width: number, height: number): string {
   );
 }
 
+function webpData(width: number, height: number): string {
+  const header = Buffer.alloc(30);
+  header.write("RIFF", 0, "latin1");
+  header.write("WEBPVP8X", 8, "latin1");
+  header.writeUIntLE(width - 1, 24, 3);
+  header.writeUIntLE(height - 1, 27, 3);
+  return header.toString("base64");
+}
+
 /** The input tokens one image part adds to an OpenAI chat request. */
 function openAIImage(part: object, model = "gpt-4o"): number {
   const body = (content: unknown[]) => ({ model, messages: [{ role: "user", content }], max_tokens: 1 });
@@ -52,6 +61,7 @@ describe("estimateRequest: images", () => {
     expect(openAIImage({ url: png(500, 500) })).toBe(255);
     expect(openAIImage({ url: `data:image/jpeg;base64,${jpegData(1024, 1024)}` })).toBe(765);
     expect(openAIImage({ url: `data:image/gif;base64,${gifData(513, 500)}` })).toBe(425);
+    expect(openAIImage({ url: `data:image/webp;base64,${webpData(512, 512)}` })).toBe(255);
     expect(openAIImage({ url: png(1024, 1024), detail: "low" }, "gpt-4o-mini")).toBe(2833);
   });
 
