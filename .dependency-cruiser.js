@@ -28,6 +28,8 @@ const parts = {
   testing: { path: "^src/testing/", shows: "src/testing/**" },
   group: { path: "^src/group/", shows: "src/group/**" },
   simulate: { path: "^src/simulate/", shows: "src/simulate/**" },
+  estimate: { path: "^src/estimate/", shows: "src/estimate/**" },
+  fetch: { path: "^src/fetch/", shows: "src/fetch/**" },
   options: { path: "^src/options\\.ts$", shows: "src/options.ts" },
   facade: { path: "^src/[^/]+\\.ts$", shows: "src/*.ts" },
   src: { path: "^src/", shows: "anything under src/" },
@@ -62,6 +64,10 @@ const layers = [
   // simulate() drives a Limiter (the facade) against the simulator on fake timers (loaded when it runs, bundled
   // into the CLI); its CLI flags read as plan's do.
   ["simulate", ["simulate", "core", "testing", "facade", "plan", "fakeTimers"]],
+  // Token estimates are pure functions of a request body.
+  ["estimate", ["estimate"]],
+  // The limited fetch admits through a Reservation's interface, never the Limiter itself (which builds it).
+  ["fetch", ["core", "estimate", "options", "fetch"]],
   ["facade", ["src"]],
 ];
 

@@ -23,3 +23,7 @@ export type { RetryOptions } from "./core/retry.js";
 export { plan } from "./plan/index.js";
 export type { DimensionPlan, Plan, PlanInput } from "./plan/index.js";
 export type { Booking, SharedDimension, SharedLayout, SharedStore, StoreFailurePolicy } from "./store/shared-store.js";
+export { estimateRequest } from "./estimate/index.js";
+export type { Endpoint, EstimateRequestOptions, ImageSize, RequestEstimate, Tokenizer } from "./estimate/index.js";
+export { ADMITTED_HEADER } from "./fetch/index.js";
+export type { FetchOptions, FetchRequestInfo } from "./fetch/index.js";

@@ -12,6 +12,7 @@ import type { AdmittedCall, CallHost, Reservation } from "./core/reservation.js"
 import { retryPolicy } from "./core/retry.js";
 import { runAdmitted, type RunPlan } from "./core/run.js";
 import type { DimensionSnapshot } from "./buckets/types.js";
+import { limitedFetch, type FetchOptions } from "./fetch/index.js";
 import type { HeaderInput, RateLimitView } from "./headers/types.js";
 import { modeFor, type GroupSeat } from "./modes.js";
 import type { AcquireOptions, LimiterOptions, RunOptions, RunResult, SyncOptions } from "./options.js";
@@ -179,6 +180,17 @@ export class Limiter {
     const limit = this.meters.concurrency;
     if (limit === undefined) return { dimensions, ...counts };
     return { dimensions, concurrency: { limit, available: limit - levels.slotsInUse }, ...counts };
+  }
+
+  /**
+   * A `fetch` for an SDK client (`new OpenAI({ fetch })`, `new Anthropic({ fetch })`, the AI SDK's
+   * `createOpenAI({ fetch })`, LangChain's `configuration: { fetch }`) that admits every request
+   * through this limiter: it estimates the JSON body, waits in the queue (the request's signal aborts
+   * the wait), syncs every attempt's headers, 429s included, and settles the response's usage,
+   * holding the reservation until a stream ends. See docs/integrations.md.
+   */
+  fetch(options?: FetchOptions): typeof globalThis.fetch {
+    return limitedFetch(() => this, options);
   }
 
   /** Resolves when nothing is queued or in flight. */

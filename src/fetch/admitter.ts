@@ -1,0 +1,11 @@
+import type { Estimate } from "../core/limits.js";
+import type { Reservation } from "../core/reservation.js";
+import type { AcquireOptions } from "../options.js";
+
+/** What a limited fetch admits through: a `Limiter`, or the member of a group a request's model picks. */
+export interface Admitter {
+  acquire(estimate: Estimate, options?: AcquireOptions): Promise<Reservation>;
+}
+
+/** Picks who admits a request: by its model (the body's `model`, Azure's deployment), `undefined` when unknown. */
+export type PickAdmitter = (model: string | undefined) => Admitter;

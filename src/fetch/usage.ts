@@ -1,0 +1,53 @@
+import type { Endpoint } from "../estimate/types.js";
+
+/** A response's usage, as the limiter settles it. */
+export interface SettledUsage {
+  input: number;
+  output: number;
+}
+
+/** How usage is read: whether Anthropic's cache reads count as input. */
+export interface UsageReading {
+  readonly countCacheReads: boolean;
+}
+
+/**
+ * The usage a response body (or a stream's usage object) reports, by endpoint, or `undefined` when it
+ * reports none: OpenAI chat `prompt_tokens`/`completion_tokens`, Responses `input_tokens`/`output_tokens`,
+ * embeddings `prompt_tokens`, Anthropic `input_tokens` + `cache_creation_input_tokens` (+ cache reads
+ * when counted) and `output_tokens`.
+ */
+export function usageOf(endpoint: Endpoint, usage: unknown, reading: UsageReading): SettledUsage | undefined {
+  if (typeof usage !== "object" || usage === null) return undefined;
+  const u = usage as Record<string, unknown>;
+  switch (endpoint) {
+    case "chat.completions":
+      return pair(u.prompt_tokens, u.completion_tokens);
+    case "embeddings":
+      return pair(u.prompt_tokens, 0);
+    case "responses":
+      return pair(u.input_tokens, u.output_tokens);
+    case "messages":
+      return pair(anthropicInput(u, reading), u.output_tokens);
+  }
+}
+
+/**
+ * Anthropic's input as its rate limits count it: ITPM counts `input_tokens` and
+ * `cache_creation_input_tokens`, and on most current models not `cache_read_input_tokens`
+ * (https://docs.anthropic.com/en/api/rate-limits). `undefined` without `input_tokens`.
+ */
+export function anthropicInput(u: Record<string, unknown>, reading: UsageReading): number | undefined {
+  if (!isCount(u.input_tokens)) return undefined;
+  const created = isCount(u.cache_creation_input_tokens) ? u.cache_creation_input_tokens : 0;
+  const read = reading.countCacheReads && isCount(u.cache_read_input_tokens) ? u.cache_read_input_tokens : 0;
+  return u.input_tokens + created + read;
+}
+
+function pair(input: unknown, output: unknown): SettledUsage | undefined {
+  return isCount(input) && isCount(output) ? { input, output } : undefined;
+}
+
+export function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+}
