@@ -23,12 +23,16 @@ const parts = {
   admission: { path: "^src/admission/", shows: "src/admission/**" },
   redis: { path: "^src/redis/", shows: "src/redis/**" },
   plan: { path: "^src/plan/", shows: "src/plan/**" },
+  estimate: { path: "^src/estimate/", shows: "src/estimate/**" },
+  fetch: { path: "^src/fetch/", shows: "src/fetch/**" },
+  ai: { path: "^src/ai/", shows: "src/ai/**" },
   testing: { path: "^src/testing/", shows: "src/testing/**" },
   options: { path: "^src/options\\.ts$", shows: "src/options.ts" },
   facade: { path: "^src/[^/]+\\.ts$", shows: "src/*.ts" },
   src: { path: "^src/", shows: "anything under src/" },
   // Wherever node_modules is found: the fixtures resolve it from the project root.
   redisClients: { path: "(^|/)node_modules/(ioredis|redis|@redis/[^/]+)/", shows: "the Redis clients' types" },
+  aiSdk: { path: "(^|/)node_modules/ai/", shows: "the AI SDK's types" },
 };
 
 /** @typedef {keyof typeof parts} Part */
@@ -50,6 +54,10 @@ const layers = [
   // The planner reads durations (`6m0s`) as headers do.
   ["plan", ["core", "headers", "plan"]],
   ["testing", ["core", "testing"]],
+  ["estimate", ["estimate"]],
+  ["fetch", ["fetch"]],
+  // The AI SDK middleware sits on the public surface: the Limiter, the core's types, the estimates; not admission.
+  ["ai", ["ai", "facade", "core", "estimate", "fetch", "aiSdk"]],
   ["facade", ["src"]],
 ];
 
@@ -72,6 +80,13 @@ export default {
       severity: "error",
       from: { path: parts.redis.path },
       to: { path: parts.redisClients.path, dependencyTypesNot: ["type-only", "type-import"] },
+    },
+    {
+      name: "ai-sdk-type-only",
+      comment: "src/ai may import the AI SDK (an optional peer) for its types only",
+      severity: "error",
+      from: { path: parts.ai.path },
+      to: { path: parts.aiSdk.path, dependencyTypesNot: ["type-only", "type-import"] },
     },
     {
       name: "file-outside-layers",

@@ -1,16 +1,16 @@
 import type { LanguageModelMiddleware } from "ai";
 
-/** What `wrapGenerate` and `wrapStream` are handed (the same shape for both). */
-type WrapOptions = Parameters<NonNullable<LanguageModelMiddleware["wrapStream"]>>[0];
-
 /**
  * The parameters of one language model call as a middleware sees them: `LanguageModelV3CallOptions` of
  * `@ai-sdk/provider` (the prompt, `maxOutputTokens`, `abortSignal`, `headers`, ...).
  */
-export type ModelCallParams = WrapOptions["params"];
+export type ModelCallParams = Parameters<NonNullable<LanguageModelMiddleware["wrapStream"]>>[0]["params"];
 
 /** The model a middleware wraps: `LanguageModelV3` of `@ai-sdk/provider` (`provider`, `modelId`, ...). */
-export type WrappedModel = WrapOptions["model"];
+export type WrappedModel = Parameters<NonNullable<LanguageModelMiddleware["wrapStream"]>>[0]["model"];
+
+/** What `wrapGenerate` and `wrapStream` are handed (the same shape for both). */
+type WrapOptions = Parameters<NonNullable<LanguageModelMiddleware["wrapStream"]>>[0];
 
 /** A non-streaming call's result. */
 export type GenerateResult = Awaited<ReturnType<WrapOptions["doGenerate"]>>;
