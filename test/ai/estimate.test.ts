@@ -156,7 +156,7 @@ describe("failedResponse", () => {
   });
 });
 
-describe("cache reads through the middleware", () => {
+describe("the middleware over a model in process", () => {
   /** A model that answers every call with `cacheRead` of its 1,000 input tokens read from the cache. */
   const cachingModel = (provider: string): WrappedModel => ({
     specificationVersion: "v3",
@@ -189,5 +189,18 @@ describe("cache reads through the middleware", () => {
     await generateText({ model, prompt: "Again?", maxRetries: 0 });
 
     expect(admissions[0]?.settled).toEqual([{ input, output: 20 }]);
+  });
+
+  it.each([
+    [-1, RangeError],
+    [{ input: 10 }, TypeError],
+    [100, TypeError], // a number where input and output tokens are limited apart
+  ] as const)("rejects a call whose `estimate` returns %o with %s, and holds nothing", async (estimate, type) => {
+    const inner = new Limiter({ itpm: 100_000, otpm: 10_000 });
+    const middleware = rateLimitMiddleware(inner, { estimate: () => estimate as never });
+    const model = wrapLanguageModel({ model: cachingModel("openai.chat"), middleware });
+
+    await expect(generateText({ model, prompt: "Again?", maxRetries: 0 })).rejects.toThrow(type);
+    expect(inner.snapshot()).toMatchObject({ queued: 0, inFlight: 0 });
   });
 });
