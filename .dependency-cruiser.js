@@ -25,6 +25,7 @@ const parts = {
   redis: { path: "^src/redis/", shows: "src/redis/**" },
   plan: { path: "^src/plan/", shows: "src/plan/**" },
   testingEntry: { path: "^src/testing/index\\.ts$", shows: "src/testing/index.ts" },
+  ai: { path: "^src/ai/", shows: "src/ai/**" },
   testing: { path: "^src/testing/", shows: "src/testing/**" },
   group: { path: "^src/group/", shows: "src/group/**" },
   simulate: { path: "^src/simulate/", shows: "src/simulate/**" },
@@ -36,6 +37,7 @@ const parts = {
   // Wherever node_modules is found: the fixtures resolve it from the project root.
   redisClients: { path: "(^|/)node_modules/(ioredis|redis|@redis/[^/]+)/", shows: "the Redis clients' types" },
   fakeTimers: { path: "(^|/)node_modules/@sinonjs/fake-timers/", shows: "@sinonjs/fake-timers" },
+  aiSdk: { path: "(^|/)node_modules/ai/", shows: "the AI SDK's types" },
 };
 
 /** @typedef {keyof typeof parts} Part */
@@ -68,6 +70,8 @@ const layers = [
   ["estimate", ["estimate"]],
   // The limited fetch admits through a Reservation's interface, never the Limiter itself (which builds it).
   ["fetch", ["core", "estimate", "options", "fetch"]],
+  // The AI SDK middleware sits on the public surface: the Limiter, the core's types, the estimates; not admission.
+  ["ai", ["ai", "facade", "core", "estimate", "fetch", "aiSdk"]],
   ["facade", ["src"]],
 ];
 
@@ -90,6 +94,13 @@ export default {
       severity: "error",
       from: { path: parts.redis.path },
       to: { path: parts.redisClients.path, dependencyTypesNot: ["type-only", "type-import"] },
+    },
+    {
+      name: "ai-sdk-type-only",
+      comment: "src/ai may import the AI SDK (an optional peer) for its types only",
+      severity: "error",
+      from: { path: parts.ai.path },
+      to: { path: parts.aiSdk.path, dependencyTypesNot: ["type-only", "type-import"] },
     },
     {
       name: "file-outside-layers",

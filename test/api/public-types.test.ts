@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const src = path.join(root, "src");
-const ENTRIES = ["index.ts", "redis/index.ts", "testing/index.ts"].map((entry) => path.join(src, entry));
+const ENTRIES = ["index.ts", "redis/index.ts", "testing/index.ts", "ai/index.ts"].map((entry) => path.join(src, entry));
 
 /**
  * The types declared in src/ that the public declarations of `entries` refer

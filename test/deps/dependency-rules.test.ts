@@ -43,8 +43,10 @@ describe("the dependency rule", () => {
 
   it("reports every seeded violation", () => {
     expect(seeded.map(brief).sort()).toEqual([
+      "ai-sdk-type-only: src/ai/runtime.ts → ai",
       "file-outside-layers: src/events/emit.ts → ../core/limits.js",
       "layer-admission: src/admission/queue.ts → ../headers/parse.js",
+      "layer-ai: src/ai/middleware.ts → ../admission/queue.js",
       "layer-buckets: src/buckets/local.ts → ../headers/parse.js",
       "layer-core: src/core/clock.ts → ../sync/levels.js",
       "layer-estimate: src/estimate/text.ts → ../core/limits.js",

@@ -10,6 +10,7 @@ export const OPTION_SOURCES = [
   "src/redis/options.ts",
   "src/testing/options.ts",
   "src/group/options.ts",
+  "src/ai/options.ts",
 ] as const;
 
 /** The interfaces docs/options.md must have a table for. */
@@ -23,6 +24,7 @@ export const DOCUMENTED = [
   "RedisStoreOptions",
   "ProviderOptions",
   "LimiterGroupOptions",
+  "RateLimitMiddlewareOptions",
 ] as const;
 
 /** One option as its TSDoc states it, or as a table row does (type and default as Markdown cells). */

@@ -80,7 +80,7 @@ export function docSnippets(): Snippet[] {
 }
 
 /**
- * As a user's ES module sees the package: module NodeNext, strict, the three entry
+ * As a user's ES module sees the package: module NodeNext, strict, the entry
  * points mapped to their sources, so no build is needed.
  */
 const OPTIONS: ts.CompilerOptions = {
@@ -98,6 +98,7 @@ const OPTIONS: ts.CompilerOptions = {
     "llm-limiter": [`${ROOT}src/index.ts`],
     "llm-limiter/redis": [`${ROOT}src/redis/index.ts`],
     "llm-limiter/testing": [`${ROOT}src/testing/index.ts`],
+    "llm-limiter/ai": [`${ROOT}src/ai/index.ts`],
   },
 };
 
