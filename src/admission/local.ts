@@ -7,6 +7,7 @@ import type { AdmittedCall } from "../core/reservation.js";
 import type { AdmissionLevels, AdmissionParts } from "./admission.js";
 import { QueuedAdmission } from "./queued.js";
 import { StartupProbe } from "./startup-probe.js";
+import type { Lane } from "./scheduler.js";
 import type { Waiter } from "./waiter.js";
 
 /** Admission over buckets in this process: synchronous, so admitting allocates nothing but the reservation. */
@@ -29,8 +30,8 @@ export class LocalAdmission extends QueuedAdmission {
     this.buckets.configure(this.meters.dimensions, this.meters.concurrency);
   }
 
-  tryNow(estimate: Estimate): AdmittedCall | undefined {
-    return this.admitNow(estimate, undefined, true);
+  tryNow(estimate: Estimate, rank: number): AdmittedCall | undefined {
+    return this.admitNow(estimate, undefined, true, rank);
   }
 
   give(name: string, amount: number, chargedAt: number): void {
@@ -55,10 +56,11 @@ export class LocalAdmission extends QueuedAdmission {
     estimate: Estimate,
     signal: AbortSignal | undefined,
     refundable: boolean,
+    reserve: number,
   ): AdmittedCall | undefined {
     const now = this.clock.now();
     if (this.probe?.expired(now)) this.endProbe();
-    if (!this.buckets.take(estimate, now)) return undefined;
+    if (!this.buckets.take(estimate, now, reserve)) return undefined;
     this.opened(now);
     return this.ledger.open(estimate, signal, now, refundable);
   }
@@ -70,7 +72,7 @@ export class LocalAdmission extends QueuedAdmission {
       for (let head: Waiter | undefined = first; head; head = this.queue.head) {
         const now = this.clock.now();
         if (this.probe?.expired(now)) this.endProbe();
-        if (this.paused() || head.notBefore > now || !this.buckets.take(head.estimate, now)) {
+        if (this.paused() || head.notBefore > now || !this.buckets.take(head.estimate, now, head.reserve)) {
           this.scheduleHead(head);
           return;
         }
@@ -90,13 +92,17 @@ export class LocalAdmission extends QueuedAdmission {
     this.probe?.admitted(now);
   }
 
-  protected blocker(estimate: Estimate): Blocker {
-    return this.buckets.blocker(estimate);
+  protected blocker(waiter: Waiter): Blocker {
+    return this.buckets.blocker(waiter.estimate, waiter.reserve);
   }
 
   /** Refuses at once a request whose wait, at the least, is longer than `maxWaitMs`. */
-  protected override knownTooLong(estimate: Estimate, maxWaitMs: number): WaitTimeoutError | undefined {
-    const predicted = this.predictWait(estimate);
+  protected override knownTooLong(
+    estimate: Estimate,
+    maxWaitMs: number,
+    lane: Lane<Waiter>,
+  ): WaitTimeoutError | undefined {
+    const predicted = this.predictWait(estimate, lane);
     return predicted.waitMs > maxWaitMs
       ? this.waitTimeout(predicted.dimension, predicted.waitMs, maxWaitMs)
       : undefined;
@@ -106,7 +112,7 @@ export class LocalAdmission extends QueuedAdmission {
     const now = this.clock.now();
     const hold = Math.max(this.pausedUntil, head.notBefore);
     // Infinity: only a concurrency slot is missing, and a release will pump. A probe's hold ends on its own too.
-    const at = hold > now ? hold : now + this.buckets.blocker(head.estimate).waitMs;
+    const at = hold > now ? hold : now + this.buckets.blocker(head.estimate, head.reserve).waitMs;
     this.headAlarm.set(this.probe ? Math.min(at, this.probe.holdEnds) : at);
   }
 
@@ -118,12 +124,17 @@ export class LocalAdmission extends QueuedAdmission {
   }
 
   /**
-   * A lower bound on the wait for `estimate` behind everything queued that
-   * cannot time out: as if the held reservations gave back, right now, all
-   * they still can (their tokens down to zero; a request only where it may be refunded).
+   * A lower bound on the wait for `estimate`, in `lane`, behind everything
+   * queued that cannot time out and must go first: as if the held reservations
+   * gave back, right now, all they still can (their tokens down to zero; a
+   * request only where it may be refunded).
    */
-  private predictWait(estimate: Estimate): { dimension: string; waitMs: number } {
+  private predictWait(estimate: Estimate, lane: Lane<Waiter>): { dimension: string; waitMs: number } {
     const levels = this.buckets.snapshot();
+    const { rank, reserve, busy } = lane.band;
+    // Its own class goes first only while that is one FIFO: other tenants' waiters may come after it.
+    const ownClass = busy.size === 0 || (busy.size === 1 && busy.top === lane);
+    const classes = ownClass ? rank + 1 : rank;
     let dimension = "queue";
     let waitMs = 0;
     for (const meter of this.meters.list) {
@@ -131,7 +142,9 @@ export class LocalAdmission extends QueuedAdmission {
       const level = levels[d.name]?.available ?? d.capacity;
       const returnable = d.unit === "requests" ? this.ledger.refundableInFlight : meter.held;
       const optimistic = Math.min(d.capacity, level + returnable);
-      const needed = meter.queued + costOf(d.unit, estimate) - optimistic;
+      let ahead = 0;
+      for (let r = 0; r < classes; r++) ahead += meter.queued[r] ?? 0;
+      const needed = ahead + costOf(d.unit, estimate) + reserve * d.capacity - optimistic;
       const wait = needed > 0 ? (needed * d.windowMs) / d.limit : 0;
       if (wait > waitMs) {
         waitMs = wait;

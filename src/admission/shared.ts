@@ -137,11 +137,9 @@ export class SharedAdmission extends QueuedAdmission {
       this.gathering = true;
       return;
     }
-    const waiters = [head];
-    // A retry holding its place (notBefore) stops the batch: those behind it stay behind it.
-    for (let next = head.next; next && waiters.length < MAX_BATCH && next.notBefore <= now; next = next.next) {
-      waiters.push(next);
-    }
+    // In the order the queue serves them; a retry holding its place (notBefore) stops the batch: those behind it
+    // stay behind it.
+    const waiters = this.queue.peek(MAX_BATCH, (next) => next === head || next.notBefore <= now);
     const costs = waiters.map((waiter) => this.link.costsOf(waiter.estimate));
     const batch: Batch = { waiters, costs, queued: new Set(waiters) };
     this.batch = batch;
@@ -179,6 +177,21 @@ export class SharedAdmission extends QueuedAdmission {
 
   protected takeNow(): AdmittedCall | undefined {
     return undefined; // admission books through the store: see `serve`
+  }
+
+  /**
+   * A waiter of a more urgent class became the head while one of a less urgent
+   * class waits for its booking to come due: that booking goes back, so the
+   * new head books next rather than behind it.
+   */
+  protected override headArrived(head: Waiter): void {
+    const due = this.due;
+    if (due && due.waiter.lane.band.rank > head.lane.band.rank) {
+      this.due = undefined;
+      this.alarm.clear();
+      this.link.giveBack(due.costs);
+    }
+    super.headArrived(head);
   }
 
   protected blocker(): Blocker {

@@ -1,6 +1,7 @@
 import type { AbortSubscriber } from "../core/abort-fanout.js";
 import type { Estimate } from "../core/limits.js";
-import type { DeadlineEntry, LinkedEntry } from "./queue.js";
+import type { DeadlineEntry } from "./queue.js";
+import type { Lane, Scheduled } from "./scheduler.js";
 import type { AdmittedCall } from "../core/reservation.js";
 
 let nextResolve: (reservation: AdmittedCall) => void = () => {};
@@ -39,13 +40,15 @@ export class WaiterTerms implements DeadlineEntry, AbortSubscriber {
 }
 
 /** A request waiting for admission. */
-export class Waiter implements LinkedEntry<Waiter> {
+export class Waiter implements Scheduled<Waiter> {
   prev: Waiter | undefined = undefined;
   next: Waiter | undefined = undefined;
   terms: WaiterTerms | undefined = undefined;
 
   private constructor(
     readonly estimate: Estimate,
+    /** Its priority class and tenant. */
+    readonly lane: Lane<Waiter>,
     /** Whether its request count may be given back once admitted (see `Limiter.predictWait`). */
     readonly refundable: boolean,
     readonly resolve: (reservation: AdmittedCall) => void,
@@ -53,9 +56,13 @@ export class Waiter implements LinkedEntry<Waiter> {
   ) {}
 
   /** A waiter and the promise it settles. */
-  static create(estimate: Estimate, refundable: boolean): { waiter: Waiter; promise: Promise<AdmittedCall> } {
+  static create(
+    estimate: Estimate,
+    lane: Lane<Waiter>,
+    refundable: boolean,
+  ): { waiter: Waiter; promise: Promise<AdmittedCall> } {
     const promise = new Promise(capture);
-    return { waiter: new Waiter(estimate, refundable, nextResolve, nextReject), promise };
+    return { waiter: new Waiter(estimate, lane, refundable, nextResolve, nextReject), promise };
   }
 
   get signal(): AbortSignal | undefined {
@@ -68,6 +75,11 @@ export class Waiter implements LinkedEntry<Waiter> {
 
   get maxWaitMs(): number {
     return this.terms?.maxWaitMs ?? Infinity;
+  }
+
+  /** Fraction of every bucket's capacity its class leaves untouched. */
+  get reserve(): number {
+    return this.lane.band.reserve;
   }
 
   get notBefore(): number {

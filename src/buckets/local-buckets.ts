@@ -100,15 +100,17 @@ export class LocalBuckets {
 
   /**
    * Takes `estimate` from every dimension and one slot if all have room at monotonic time `now`; else takes nothing.
+   * `reserve`: the fraction of every dimension's capacity that must stay after the take (a priority's headroom).
    */
-  take(estimate: Estimate, now: number): boolean {
+  take(estimate: Estimate, now: number, reserve = 0): boolean {
     const buckets = this.buckets;
     if (this.concurrency !== undefined && this.inUse >= this.concurrency) return false;
     for (let i = 0; i < buckets.length; i++) {
       const bucket = buckets[i]!;
       const cost = costOf(bucket.dimension.unit, estimate);
       refill(bucket, now);
-      if (!covers(bucket.level - bucket.floor, cost) || (cost > 0 && bucket.pausedUntil > now)) return false;
+      const kept = reserve > 0 ? keptBack(bucket, reserve) : bucket.floor;
+      if (!covers(bucket.level - kept, cost) || (cost > 0 && bucket.pausedUntil > now)) return false;
     }
     for (let i = 0; i < buckets.length; i++) {
       const bucket = buckets[i]!;
@@ -121,8 +123,8 @@ export class LocalBuckets {
     return true;
   }
 
-  /** What keeps `estimate` out now (call after `take` said no). */
-  blocker(estimate: Estimate): Blocker {
+  /** What keeps `estimate`, taken with `reserve` (see {@link take}), out now (call after `take` said no). */
+  blocker(estimate: Estimate, reserve = 0): Blocker {
     const now = this.clock.now();
     let dimension = "";
     let waitMs = 0;
@@ -130,8 +132,8 @@ export class LocalBuckets {
       const cost = costOf(bucket.dimension.unit, estimate);
       if (bucket.unseen) refill(bucket, now);
       const paused = cost > 0 ? bucket.pausedUntil - now : 0;
-      // Held back by the start-up probe, the level must refill past its floor as well.
-      const needed = cost + bucket.floor;
+      // Held back by the start-up probe or a headroom, the level must refill past that as well.
+      const needed = cost + (reserve > 0 ? keptBack(bucket, reserve) : bucket.floor);
       const refilled = bucket.unseen
         ? msUntilCoveredUnseen(bucket, bucket.unseen, now, needed)
         : msUntilCovered(bucket, bucket, now, needed);
@@ -300,6 +302,11 @@ export class LocalBuckets {
     }
     return view;
   }
+}
+
+/** What a take must leave in `bucket`: the start-up probe's floor, or the headroom `reserve` of its capacity. */
+function keptBack(bucket: Bucket, reserve: number): number {
+  return Math.max(bucket.floor, reserve * bucket.capacity);
 }
 
 /** The rate the level refills at: its share of the dimension's, none inside a fixed window. */
