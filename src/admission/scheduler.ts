@@ -19,8 +19,18 @@ import { Fifo, Heap, type HeapEntry, type LinkedEntry } from "./queue.js";
 
 /** What the scheduler needs on each entry: its FIFO links and its lane. */
 export interface Scheduled<T extends Scheduled<T>> extends LinkedEntry<T> {
-  /** The lane it waits in (see {@link Scheduler.lane}). */
+  /** The lane it waits in (see {@link Scheduler.lane}), and a flag of its own. */
+  readonly place: Place<T>;
+}
+
+/**
+ * A lane and a flag of the entry's (a waiter's `refundable`): one of two
+ * objects per lane, so an entry holds both in one field (the heap per queued
+ * waiter is a target of the overhead benchmark).
+ */
+export interface Place<T extends Scheduled<T>> {
   readonly lane: Lane<T>;
+  readonly flag: boolean;
 }
 
 /** A tenant's waiters in one priority class, FIFO. */
@@ -30,6 +40,9 @@ export class Lane<T extends Scheduled<T>> extends Fifo<T> implements HeapEntry {
   /** Ties between equal tags go to the lane that took its tag first. */
   seq = 0;
   heapIndex = -1;
+  /** Where an entry waits in this lane, by its flag. */
+  readonly flagged: Place<T> = { lane: this, flag: true };
+  readonly unflagged: Place<T> = { lane: this, flag: false };
 
   constructor(
     readonly band: Band<T>,
@@ -121,7 +134,7 @@ export class Scheduler<T extends Scheduled<T>> {
 
   /** Queues `entry` at the tail of its lane. */
   push(entry: T): void {
-    const lane = entry.lane;
+    const lane = entry.place.lane;
     if (lane.size === 0) this.activate(lane);
     lane.push(entry);
     this.added(lane);
@@ -129,7 +142,7 @@ export class Scheduler<T extends Scheduled<T>> {
 
   /** Queues `entry` at the head of its lane: a retry keeps its place ahead of its tenant's later calls. */
   unshift(entry: T): void {
-    const lane = entry.lane;
+    const lane = entry.place.lane;
     if (lane.size === 0) this.activate(lane);
     lane.unshift(entry);
     this.added(lane);
@@ -137,7 +150,7 @@ export class Scheduler<T extends Scheduled<T>> {
 
   /** Takes `entry` out of its lane: `served` (admitted: its cost counts for its tenant), or it left. */
   remove(entry: T, served: boolean): void {
-    const lane = entry.lane;
+    const lane = entry.place.lane;
     const band = lane.band;
     lane.remove(entry);
     band.size--;

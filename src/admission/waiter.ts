@@ -1,7 +1,7 @@
 import type { AbortSubscriber } from "../core/abort-fanout.js";
 import type { Estimate } from "../core/limits.js";
 import type { DeadlineEntry } from "./queue.js";
-import type { Lane, Scheduled } from "./scheduler.js";
+import type { Lane, Place, Scheduled } from "./scheduler.js";
 import type { AdmittedCall } from "../core/reservation.js";
 
 let nextResolve: (reservation: AdmittedCall) => void = () => {};
@@ -47,10 +47,8 @@ export class Waiter implements Scheduled<Waiter> {
 
   private constructor(
     readonly estimate: Estimate,
-    /** Its priority class and tenant. */
-    readonly lane: Lane<Waiter>,
-    /** Whether its request count may be given back once admitted (see `Limiter.predictWait`). */
-    readonly refundable: boolean,
+    /** Its lane (priority class and tenant), flagged when its request count may be given back once admitted. */
+    readonly place: Place<Waiter>,
     readonly resolve: (reservation: AdmittedCall) => void,
     readonly reject: (reason: unknown) => void,
   ) {}
@@ -62,7 +60,18 @@ export class Waiter implements Scheduled<Waiter> {
     refundable: boolean,
   ): { waiter: Waiter; promise: Promise<AdmittedCall> } {
     const promise = new Promise(capture);
-    return { waiter: new Waiter(estimate, lane, refundable, nextResolve, nextReject), promise };
+    const place = refundable ? lane.flagged : lane.unflagged;
+    return { waiter: new Waiter(estimate, place, nextResolve, nextReject), promise };
+  }
+
+  /** Its priority class and tenant. */
+  get lane(): Lane<Waiter> {
+    return this.place.lane;
+  }
+
+  /** Whether its request count may be given back once admitted (see `Limiter.predictWait`). */
+  get refundable(): boolean {
+    return this.place.flag;
   }
 
   get signal(): AbortSignal | undefined {
