@@ -5,7 +5,10 @@ export interface Meter {
   readonly name: string;
   /** The dimension as it is configured now. */
   dimension: Dimension;
-  /** Per priority class (by rank), cost of the queued waiters that cannot time out (the wait prediction's lower bound). */
+  /**
+   * Per priority class (by rank), cost of the queued waiters that cannot time
+   * out (the wait prediction's lower bound).
+   */
   queued: number[];
   /** Charges held by unreleased reservations: what settles could still refund. */
   held: number;

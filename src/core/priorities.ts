@@ -60,7 +60,9 @@ export function resolvePriorities(priorities: unknown, defaultPriority: unknown,
     return rank;
   };
   const defaultRank =
-    defaultPriority === undefined ? (ranks.get(DEFAULT_CLASS) ?? names.length - 1) : rankOf(defaultPriority, "defaultPriority");
+    defaultPriority === undefined
+      ? (ranks.get(DEFAULT_CLASS) ?? names.length - 1)
+      : rankOf(defaultPriority, "defaultPriority");
   return {
     names,
     reserves,
