@@ -139,7 +139,12 @@ export class SharedAdmission extends QueuedAdmission {
     }
     // In the order the queue serves them; a retry holding its place (notBefore) stops the batch: those behind it
     // stay behind it.
-    const waiters = this.queue.peek(MAX_BATCH, (next) => next === head || next.notBefore <= now);
+    // A class with headroom books alone: its take is checked against the levels the store answers.
+    const alone = head.reserve > 0;
+    const waiters = this.queue.peek(
+      MAX_BATCH,
+      (next) => next === head || (!alone && next.notBefore <= now && next.reserve === 0),
+    );
     const costs = waiters.map((waiter) => this.link.costsOf(waiter.estimate));
     const batch: Batch = { waiters, costs, queued: new Set(waiters) };
     this.batch = batch;
@@ -214,8 +219,10 @@ export class SharedAdmission extends QueuedAdmission {
     this.rearmDeadlines();
   }
 
-  private onBooked({ waiters, costs, queued }: Batch, booking: Booking): void {
+  private onBooked(batch: Batch, booking: Booking): void {
     this.link.booked(booking);
+    if (batch.waiters[0]!.reserve > 0 && this.intoReserve(batch, booking)) return;
+    const { waiters, costs, queued } = batch;
     for (let i = 0; i < booking.admitted; i++) {
       const lease = booking.leases[i];
       if (queued.delete(waiters[i]!)) this.admitBooked(waiters[i]!, booking.marks[i], lease);
@@ -242,6 +249,23 @@ export class SharedAdmission extends QueuedAdmission {
     }
     this.due = { waiter, costs: costs[i]!, marks: booking.marks[i]! };
     this.alarm.set(now + booking.waitMs);
+  }
+
+  /**
+   * A waiter of a class with headroom, booked alone: when its take left a level
+   * under the class's reserve (or was booked for later, which leaves one below
+   * zero), it goes back, and the waiter books again once the levels the store
+   * answered have refilled to the reserve. Returns whether it went back.
+   */
+  private intoReserve({ waiters, costs, queued }: Batch, booking: Booking): boolean {
+    if (booking.admitted === 0 && !booking.booked) return false; // nothing taken: a slot was missing
+    const waiter = waiters[0]!;
+    const waitMs = this.link.msUntilReserve(booking.levels, waiter.reserve);
+    if (waitMs === 0) return false;
+    this.cancel(costs[0]!, booking.leases[0]);
+    if (queued.has(waiter)) this.alarm.set(this.clock.now() + waitMs);
+    else this.pump();
+    return true;
   }
 
   private onAlarm(): void {
