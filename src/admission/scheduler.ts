@@ -6,14 +6,22 @@
  * Each lane carries a tag: the virtual time at which its head starts, in ms of
  * refill of the dimension it loads most (its cost). The class's head is the head
  * of the lane with the smallest tag (ties: the lane that took its tag first);
- * serving it advances its lane's tag by its cost. A lane that becomes busy
- * starts at the class's current head tag (or its own tag, if higher: what it
- * was served lately still counts), so it goes after the head, which nothing in
- * its class overtakes, and then shares fairly. A lane that empties is kept only
- * while its tag is ahead of the class's: once behind, joining again would give
- * it the same tag as a new lane, so forgetting it changes nothing; a class that
- * empties forgets every lane. Without tenants, a class has a single lane and
- * this is the plain FIFO: no tag is computed.
+ * serving it sets the class's virtual time to that tag and advances the lane's
+ * tag by its cost. A lane that becomes busy starts at the class's virtual time,
+ * or at its own tag if that is later (what it was served lately still counts).
+ *
+ * So a waiter at the head of its lane is overtaken only by the heads of lanes
+ * with a smaller tag: tenants served less than its own since the class was last
+ * idle, each by at most what its own tenant's previous call cost, plus one call.
+ * A tenant new to the busy period starts level with the least served: behind
+ * at most one call of each lane level with it, and never overtaken by a tenant
+ * that comes after it. Within a lane, FIFO; between classes, strict.
+ *
+ * A lane that empties is kept only while its tag is ahead of the class's
+ * virtual time: once behind, joining again would give it that time, as to a
+ * new lane, so forgetting it changes nothing; a class that empties forgets
+ * every lane. Without tenants, a class has a single lane and this is the plain
+ * FIFO: no cost is computed.
  */
 import { Fifo, Heap, type HeapEntry, type LinkedEntry } from "./queue.js";
 
@@ -62,8 +70,10 @@ export class Band<T extends Scheduled<T>> {
   /** Lanes of named tenants: busy ones, and idle ones whose tag is still ahead of the class's. */
   readonly tenants = new Map<string, Lane<T>>();
   readonly busy: Heap<Lane<T>> = new Heap<Lane<T>>(byTag);
-  /** Idle lanes still remembered, earliest tag first (pruned as the class's tag passes them). */
+  /** Idle lanes still remembered, earliest tag first (pruned as the class's virtual time passes them). */
   readonly idle: Heap<Lane<T>> = new Heap<Lane<T>>(byTag);
+  /** The tag of the waiter served last: where a lane that becomes busy starts. */
+  virtual = 0;
 
   constructor(
     /** 0 for the first (most urgent) class. */
@@ -156,7 +166,10 @@ export class Scheduler<T extends Scheduled<T>> {
     band.size--;
     this.size--;
     const shared = band.shared;
-    if (served && shared) lane.tag += Math.max(MIN_COST, this.costOf(entry));
+    if (served && shared) {
+      band.virtual = lane.tag;
+      lane.tag += Math.max(MIN_COST, this.costOf(entry));
+    }
     if (lane.size > 0) {
       if (served && shared) {
         lane.seq = ++this.seq;
@@ -223,20 +236,18 @@ export class Scheduler<T extends Scheduled<T>> {
     this.size++;
   }
 
-  /** `lane` gets its first waiter: it starts at the class's head tag, or its own if that is ahead. */
+  /** `lane` gets its first waiter: it starts at the class's virtual time, or at its own tag if that is later. */
   private activate(lane: Lane<T>): void {
     const band = lane.band;
     band.idle.remove(lane);
-    const head = band.busy.top;
-    lane.tag = head ? Math.max(head.tag, lane.tag) : 0;
+    lane.tag = Math.max(band.virtual, lane.tag);
     lane.seq = ++this.seq;
     band.busy.push(lane);
   }
 
-  /** Idle lanes the class's head tag has caught up with: joining again they would start there anyway. */
+  /** Idle lanes the class's virtual time has caught up with: joining again they would start there anyway. */
   private forgetPassed(band: Band<T>): void {
-    const now = band.busy.top?.tag ?? Infinity;
-    for (let lane = band.idle.top; lane && lane.tag <= now; lane = band.idle.top) {
+    for (let lane = band.idle.top; lane && lane.tag <= band.virtual; lane = band.idle.top) {
       band.idle.remove(lane);
       band.tenants.delete(lane.tenant!);
     }
@@ -247,5 +258,6 @@ export class Scheduler<T extends Scheduled<T>> {
     band.idle.clear();
     band.tenants.clear();
     band.plain.tag = 0;
+    band.virtual = 0;
   }
 }

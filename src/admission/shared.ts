@@ -185,13 +185,14 @@ export class SharedAdmission extends QueuedAdmission {
   }
 
   /**
-   * A waiter of a more urgent class became the head while one of a less urgent
-   * class waits for its booking to come due: that booking goes back, so the
-   * new head books next rather than behind it.
+   * A waiter of another lane (a more urgent class, a tenant served less) became
+   * the head while one waits for its booking to come due: that booking goes
+   * back, so the new head books next rather than behind it. (A retry at the
+   * head of the due waiter's own lane waits out its hold; the booking stands.)
    */
   protected override headArrived(head: Waiter): void {
     const due = this.due;
-    if (due && due.waiter.lane.band.rank > head.lane.band.rank) {
+    if (due && due.waiter.lane !== head.lane) {
       this.due = undefined;
       this.alarm.clear();
       this.link.giveBack(due.costs);

@@ -216,3 +216,26 @@ describe("tenants", () => {
     expect(order).toEqual(["large"]);
   });
 });
+
+describe("a tenant served less", () => {
+  it("goes before the waiting head of a tenant served more, with no wait beyond its own refill", async () => {
+    // 100 tokens a second.
+    const limiter = new Limiter({ tpm: 6_000, initial: "empty", arrivalDelayMs: 0, clock: time.clock });
+    const { order, track } = recorder();
+    const times: number[] = [];
+    const timed = (name: string, admitted: Promise<Reservation>): void =>
+      track(
+        name,
+        admitted.then((reservation) => (times.push(time.clock.now()), reservation)),
+      );
+    for (let i = 0; i < 5; i++) timed(`noisy ${i}`, limiter.acquire(200, { tenant: "noisy" }));
+    // noisy 0 at 2 s; at 3 s noisy 1 waits (100 of its 200 refilled) when a quiet call of 50 comes: it goes first, at
+    // once; noisy 1 then at 4.5 s.
+    await time.at(3_000);
+    timed("quiet", limiter.acquire(50, { tenant: "quiet" }));
+    await time.at(20_000);
+    expect(order.slice(0, 3)).toEqual(["noisy 0", "quiet", "noisy 1"]);
+    expect(times.slice(0, 3)).toEqual([2_000, 3_000, 4_500]);
+    await limiter.close();
+  });
+});
