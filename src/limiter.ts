@@ -37,8 +37,9 @@ export interface LimiterSnapshot {
 
 /**
  * Keeps calls inside every configured budget at once: each request waits in a
- * FIFO queue until all of its dimensions have room, takes from all of them
- * atomically, and reconciles its reservation to actual usage afterwards.
+ * queue (by priority class, then shared between tenants, FIFO within one) until
+ * all of its dimensions have room, takes from all of them atomically, and
+ * reconciles its reservation to actual usage afterwards.
  */
 export class Limiter {
   private readonly clock: Clock;
