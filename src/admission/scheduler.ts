@@ -84,7 +84,7 @@ export class Band<T extends Scheduled<T>> {
     this.plain = new Lane(this, undefined);
   }
 
-  /** Whether the class has ever had other lanes than its busy head lane to share with (tags then count). */
+  /** Whether the class knows a named tenant: tags then count (the plain lane alone needs none). */
   get shared(): boolean {
     return this.tenants.size > 0;
   }
