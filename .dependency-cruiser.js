@@ -24,6 +24,7 @@ const parts = {
   redis: { path: "^src/redis/", shows: "src/redis/**" },
   plan: { path: "^src/plan/", shows: "src/plan/**" },
   testing: { path: "^src/testing/", shows: "src/testing/**" },
+  group: { path: "^src/group/", shows: "src/group/**" },
   options: { path: "^src/options\\.ts$", shows: "src/options.ts" },
   facade: { path: "^src/[^/]+\\.ts$", shows: "src/*.ts" },
   src: { path: "^src/", shows: "anything under src/" },
@@ -50,6 +51,8 @@ const layers = [
   // The planner reads durations (`6m0s`) as headers do.
   ["plan", ["core", "headers", "plan"]],
   ["testing", ["core", "testing"]],
+  // A group is made of limiters: it builds on the facade (limiter.ts, modes.ts); only index.ts imports it back.
+  ["group", ["core", "headers", "buckets", "admission", "options", "facade", "group"]],
   ["facade", ["src"]],
 ];
 

@@ -14,9 +14,22 @@ import { retryPolicy } from "./core/retry.js";
 import { runAdmitted, type RunPlan } from "./core/run.js";
 import type { DimensionSnapshot } from "./buckets/types.js";
 import type { HeaderInput, RateLimitView } from "./headers/types.js";
-import { modeFor } from "./modes.js";
+import { modeFor, type GroupSeat } from "./modes.js";
 import type { AcquireOptions, LimiterOptions, RunOptions, RunResult, SyncOptions } from "./options.js";
 import { HeaderSync } from "./sync/header-sync.js";
+
+/** The seat of the limiter being built by {@link joinGroup}, read by its constructor. */
+let joining: GroupSeat | undefined;
+
+/** A limiter that takes `seat` in a `LimiterGroup`: its shared dimensions are the group's. */
+export function joinGroup(options: LimiterOptions, seat: GroupSeat): Limiter {
+  joining = seat;
+  try {
+    return new Limiter(options);
+  } finally {
+    joining = undefined;
+  }
+}
 
 /** What {@link Limiter.snapshot} returns: every budget with its level, and the counts of requests. */
 export interface LimiterSnapshot {
@@ -50,7 +63,7 @@ export class Limiter {
   private readonly warn: (warning: Error) => void;
   /** The budgets as configured; the effective ones also fold in what the headers taught. */
   private limits: Limits;
-  private readonly meters = new Meters();
+  private readonly meters = new Meters(joining?.meters);
   private readonly ledger: Ledger;
   private readonly admission: Admission;
   private readonly headers: HeaderSync;
@@ -92,7 +105,7 @@ export class Limiter {
       reserves: this.classes.reserves,
     };
     // A caller that set `initial` said how the key stands: no start-up probe.
-    const mode = modeFor(resolved, parts, options.initial === undefined);
+    const mode = modeFor(resolved, parts, options.initial === undefined, joining);
     this.admission = mode.admission;
     this.headers = new HeaderSync(mode.levels, this.clock, resolved.provider);
     this.apply(budget);

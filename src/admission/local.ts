@@ -5,22 +5,27 @@ import type { WaitTimeoutError } from "../core/errors.js";
 import type { Estimate } from "../core/limits.js";
 import type { AdmittedCall } from "../core/reservation.js";
 import type { AdmissionLevels, AdmissionParts } from "./admission.js";
+import type { PoolOrder, PoolSeat } from "./pool-order.js";
 import { QueuedAdmission } from "./queued.js";
 import { StartupProbe } from "./startup-probe.js";
 import type { Lane } from "./scheduler.js";
 import type { Waiter } from "./waiter.js";
 
 /** Admission over buckets in this process: synchronous, so admitting allocates nothing but the reservation. */
-export class LocalAdmission extends QueuedAdmission {
+export class LocalAdmission extends QueuedAdmission implements PoolSeat {
   /** Set until the first news of the key at start-up. */
   private probe: StartupProbe | undefined;
   private pumping = false;
+  /** After a draw on a group's shared buckets was refused for an older member's head: ms until they hold both. */
+  private poolHoldMs = 0;
 
   constructor(
     parts: AdmissionParts,
     private readonly buckets: LocalBuckets,
     /** Whether to send a few calls first and hold the burst until news of the key (see {@link StartupProbe}). */
     probe: boolean,
+    /** A limiter group's order on its shared buckets (which `buckets` holds), for a member of one. */
+    private readonly order?: PoolOrder,
   ) {
     super(parts);
     if (probe) this.probe = new StartupProbe(buckets);
@@ -52,6 +57,33 @@ export class LocalAdmission extends QueuedAdmission {
     super.released(lease);
   }
 
+  override resume(): void {
+    super.resume();
+    this.order?.changed(this);
+  }
+
+  /**
+   * A lower bound on the wait for `estimate` now, in ms: behind the queue, the pauses, the levels as they are;
+   * for a call of the least urgent class without a tenant, which waits behind everything queued.
+   */
+  predictedWaitMs(estimate: Estimate): number {
+    const held = this.pausedUntil - this.clock.now();
+    const lane = this.queue.lane(this.queue.bands.length - 1, undefined);
+    const levels = this.buckets.blocker(estimate, lane.band.reserve).waitMs;
+    return Math.max(held, this.predictWait(estimate, lane).waitMs, levels === Infinity ? 0 : levels);
+  }
+
+  ownWaitMs(waiter: Waiter): number {
+    const held = Math.max(this.pausedUntil, waiter.notBefore) - this.clock.now();
+    const own = this.buckets.blocker(waiter.estimate, waiter.reserve, true).waitMs;
+    // A missing slot may free at any moment: no wait to count on.
+    return Math.max(held, own === Infinity ? 0 : own);
+  }
+
+  retry(): void {
+    this.pump();
+  }
+
   protected takeNow(
     estimate: Estimate,
     signal: AbortSignal | undefined,
@@ -60,7 +92,7 @@ export class LocalAdmission extends QueuedAdmission {
   ): AdmittedCall | undefined {
     const now = this.clock.now();
     if (this.probe?.expired(now)) this.endProbe();
-    if (!this.buckets.take(estimate, now, reserve)) return undefined;
+    if (!this.take(estimate, now, reserve)) return undefined;
     this.opened(now);
     return this.ledger.open(estimate, signal, now, refundable);
   }
@@ -72,7 +104,8 @@ export class LocalAdmission extends QueuedAdmission {
       for (let head: Waiter | undefined = first; head; head = this.queue.head) {
         const now = this.clock.now();
         if (this.probe?.expired(now)) this.endProbe();
-        if (this.paused() || head.notBefore > now || !this.buckets.take(head.estimate, now, head.reserve)) {
+        if (this.paused() || head.notBefore > now || !this.take(head.estimate, now, head.reserve)) {
+          this.order?.waiting(this, head);
           this.scheduleHead(head);
           return;
         }
@@ -85,11 +118,16 @@ export class LocalAdmission extends QueuedAdmission {
   }
 
   protected override headArrived(head: Waiter): void {
+    this.order?.waiting(this, head);
     this.scheduleHead(head);
   }
 
   protected override opened(now: number): void {
     this.probe?.admitted(now);
+  }
+
+  protected override left(waiter: Waiter): void {
+    this.order?.left(this, waiter);
   }
 
   protected blocker(waiter: Waiter): Blocker {
@@ -112,8 +150,21 @@ export class LocalAdmission extends QueuedAdmission {
     const now = this.clock.now();
     const hold = Math.max(this.pausedUntil, head.notBefore);
     // Infinity: only a concurrency slot is missing, and a release will pump. A probe's hold ends on its own too.
-    const at = hold > now ? hold : now + this.buckets.blocker(head.estimate, head.reserve).waitMs;
+    const waitMs = Math.max(this.buckets.blocker(head.estimate, head.reserve).waitMs, this.poolHoldMs);
+    const at = hold > now ? hold : now + waitMs;
     this.headAlarm.set(this.probe ? Math.min(at, this.probe.holdEnds) : at);
+  }
+
+  /**
+   * Takes `estimate` from the buckets, leaving `reserve` of each (a headroom), if they hold it and, in a group, no
+   * older member's head waits for it.
+   */
+  private take(estimate: Estimate, now: number, reserve: number): boolean {
+    if (this.order) {
+      this.poolHoldMs = this.order.holdMs(this, estimate, now);
+      if (this.poolHoldMs > 0) return false;
+    }
+    return this.buckets.take(estimate, now, reserve);
   }
 
   /** News of the key (headers, or a call done), or none in time: the start-up probe is over. */

@@ -7,7 +7,7 @@ import type { Blocker, DimensionSnapshot } from "./types.js";
 import { UnseenDraws } from "./unseen-draws.js";
 
 /** One dimension's bucket: its shape (refill scaled by `share`) and state in one object. */
-interface Bucket extends BucketShape, BucketState {
+export interface Bucket extends BucketShape, BucketState {
   /**
    * The level by this limiter's own count, refilled at the full rate: what it
    * alone would leave. Headers never move it, and never raise `level` above
@@ -30,6 +30,16 @@ interface Bucket extends BucketShape, BucketState {
   unseen: UnseenDraws | undefined;
   /** What admission leaves untouched while the start-up probe holds the burst back (0: none). */
   floor: number;
+}
+
+/** Buckets several `LocalBuckets` hold as one (a limiter group's shared dimensions; see `BucketPool`). */
+export interface PooledBuckets {
+  /** Whether dimension `name` is one of the shared ones. */
+  holds(name: string): boolean;
+  /** The shared bucket of dimension `name`, once some member made it. */
+  get(name: string): Bucket | undefined;
+  /** A member made (or remade, for another unit) a shared bucket. */
+  set(bucket: Bucket): void;
 }
 
 /** A fixed window's timing: nothing refills until `resetAt`, then the level is the whole capacity again. */
@@ -56,18 +66,21 @@ export class LocalBuckets {
     private readonly initialFraction: number,
     /** Longest time from admission until a call reaches the provider. */
     private readonly arrivalDelayMs: number,
+    /** A limiter group's shared buckets: the dimensions it holds are these very objects, drawn by every member. */
+    private readonly pool?: PooledBuckets,
   ) {}
 
   /** Sets the dimensions (state of ones kept by name carries over) and the concurrency limit. */
   configure(dimensions: readonly Dimension[], concurrency: number | undefined): void {
     const now = this.clock.now();
     const buckets = dimensions.map((dimension) => {
-      const kept = this.byName.get(dimension.name);
+      const pooled = this.pool?.holds(dimension.name) === true;
+      const kept = this.byName.get(dimension.name) ?? (pooled ? this.pool!.get(dimension.name) : undefined);
       // A dimension that changed what it counts starts afresh.
       if (kept?.dimension.unit !== dimension.unit) {
         const level = dimension.capacity * this.initialFraction;
         const unseen = this.arrivalDelayMs > 0 ? new UnseenDraws(this.arrivalDelayMs) : undefined;
-        return {
+        const bucket: Bucket = {
           dimension,
           limit: dimension.limit,
           windowMs: dimension.windowMs,
@@ -81,6 +94,8 @@ export class LocalBuckets {
           unseen,
           floor: 0,
         };
+        if (pooled) this.pool!.set(bucket);
+        return bucket;
       }
       // Refill the elapsed time at the old rate before the new shape applies.
       refill(kept, now);
@@ -123,21 +138,19 @@ export class LocalBuckets {
     return true;
   }
 
-  /** What keeps `estimate`, taken with `reserve` (see {@link take}), out now (call after `take` said no). */
-  blocker(estimate: Estimate, reserve = 0): Blocker {
+  /**
+   * What keeps `estimate`, taken with `reserve` (see {@link take}), out now (call after `take` said no);
+   * `ownOnly`: leaving out a group's shared buckets.
+   */
+  blocker(estimate: Estimate, reserve = 0, ownOnly = false): Blocker {
     const now = this.clock.now();
     let dimension = "";
     let waitMs = 0;
     for (const bucket of this.buckets) {
+      if (ownOnly && this.pool?.holds(bucket.dimension.name)) continue;
       const cost = costOf(bucket.dimension.unit, estimate);
-      if (bucket.unseen) refill(bucket, now);
-      const paused = cost > 0 ? bucket.pausedUntil - now : 0;
       // Held back by the start-up probe or a headroom, the level must refill past that as well.
-      const needed = cost + (reserve > 0 ? keptBack(bucket, reserve) : bucket.floor);
-      const refilled = bucket.unseen
-        ? msUntilCoveredUnseen(bucket, bucket.unseen, now, needed)
-        : msUntilCovered(bucket, bucket, now, needed);
-      const wait = Math.max(bucket.window && refilled > 0 ? bucket.window.resetAt - now : refilled, paused);
+      const wait = waitFor(bucket, cost, cost + (reserve > 0 ? keptBack(bucket, reserve) : bucket.floor), now);
       if (wait > waitMs) {
         waitMs = wait;
         dimension = bucket.dimension.name;
@@ -262,6 +275,8 @@ export class LocalBuckets {
   holdFloors(): void {
     const now = this.clock.now();
     for (const bucket of this.buckets) {
+      // A group's shared bucket is not this member's to hold: the others draw on it too.
+      if (this.pool?.holds(bucket.dimension.name)) continue;
       refill(bucket, now);
       bucket.floor = Math.max(0, bucket.level);
     }
@@ -292,14 +307,7 @@ export class LocalBuckets {
   snapshot(): Record<string, DimensionSnapshot> {
     const now = this.clock.now();
     const view: Record<string, DimensionSnapshot> = {};
-    for (const bucket of this.buckets) {
-      const { name, limit, windowMs, capacity } = bucket.dimension;
-      refill(bucket, now);
-      const available = bucket.level;
-      view[name] = bucket.window
-        ? { limit, windowMs, capacity, available, resetInMs: bucket.window.resetAt - now }
-        : { limit, windowMs, capacity, available };
-    }
+    for (const bucket of this.buckets) view[bucket.dimension.name] = snapshotOf(bucket, now);
     return view;
   }
 }
@@ -307,6 +315,28 @@ export class LocalBuckets {
 /** What a take must leave in `bucket`: the start-up probe's floor, or the headroom `reserve` of its capacity. */
 function keptBack(bucket: Bucket, reserve: number): number {
   return Math.max(bucket.floor, reserve * bucket.capacity);
+}
+
+/** A bucket's state at monotonic `now` (refilled to it). */
+export function snapshotOf(bucket: Bucket, now: number): DimensionSnapshot {
+  const { limit, windowMs, capacity } = bucket.dimension;
+  refill(bucket, now);
+  const available = bucket.level;
+  return bucket.window
+    ? { limit, windowMs, capacity, available, resetInMs: bucket.window.resetAt - now }
+    : { limit, windowMs, capacity, available };
+}
+
+/**
+ * Ms from `now` until `bucket` covers `needed` and admits a positive `cost` (its pause over): 0 when it does now.
+ */
+export function waitFor(bucket: Bucket, cost: number, needed: number, now: number): number {
+  if (bucket.unseen) refill(bucket, now);
+  const paused = cost > 0 ? bucket.pausedUntil - now : 0;
+  const refilled = bucket.unseen
+    ? msUntilCoveredUnseen(bucket, bucket.unseen, now, needed)
+    : msUntilCovered(bucket, bucket, now, needed);
+  return Math.max(bucket.window && refilled > 0 ? bucket.window.resetAt - now : refilled, paused);
 }
 
 /** The rate the level refills at: its share of the dimension's, none inside a fixed window. */

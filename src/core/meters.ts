@@ -4,6 +4,14 @@ import { RequestTooLargeError } from "./errors.js";
 import type { Estimate } from "./limits.js";
 import { createMeter, type Meter } from "./meter.js";
 
+/** Meters several `Meters` hold as one (a limiter group's shared dimensions): their tallies count every member's. */
+export interface PooledMeters {
+  /** Whether dimension `name` is one of the shared ones. */
+  holds(name: string): boolean;
+  /** The shared meters by name, once some member made them. */
+  readonly byName: Map<string, Meter>;
+}
+
 /** The budget in force and a meter per dimension: what an estimate is checked against. */
 export class Meters {
   /** Aligned with `dimensions`; kept by name in `byName` across reconfiguration. */
@@ -16,13 +24,21 @@ export class Meters {
   /** The largest plain token estimate every dimension can hold (-1: none, as `{ input, output }` is required). */
   private plainFit = -1;
 
+  constructor(
+    /** A limiter group's shared meters: the dimensions it holds are these very objects, counted by every member. */
+    private readonly pool?: PooledMeters,
+  ) {}
+
   /** Takes `budget` in force; meters of dimensions kept by name (and unit) carry over, the others retire. */
   apply({ dimensions, concurrency }: Budget): void {
+    const pool = this.pool;
     const meters = dimensions.map((dimension) => {
-      const kept = this.byName.get(dimension.name);
+      const pooled = pool?.holds(dimension.name) === true;
+      const kept = this.byName.get(dimension.name) ?? (pooled ? pool!.byName.get(dimension.name) : undefined);
       // A dimension that changed what it counts is a new one: old charges are not in its units.
       const meter = kept?.dimension.unit === dimension.unit ? kept : createMeter(dimension);
       meter.dimension = dimension;
+      if (pooled) pool!.byName.set(meter.name, meter);
       return meter;
     });
     for (const old of this.byName.values()) old.retired = !meters.includes(old);

@@ -48,6 +48,7 @@ describe("the dependency rule", () => {
       "layer-buckets: src/buckets/local.ts → ../headers/parse.js",
       "layer-core: src/core/clock.ts → ../sync/levels.js",
       "layer-facade: src/limiter.ts → ../test/helper.js",
+      "layer-group: src/group/group.ts → ../sync/levels.js",
       "layer-headers: src/headers/parse.ts → ../core/limits.js",
       "layer-plan: src/plan/args.ts → ../sync/levels.js",
       "layer-pure: src/core/budget.ts → ./clock.js",

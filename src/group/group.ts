@@ -1,0 +1,199 @@
+import type { LocalAdmission } from "../admission/local.js";
+import { PoolOrder } from "../admission/pool-order.js";
+import { BucketPool } from "../buckets/bucket-pool.js";
+import type { DimensionSnapshot } from "../buckets/types.js";
+import { wholeUnits } from "../core/bucket.js";
+import { systemClock, type Clock } from "../core/clock.js";
+import { LimiterClosedError } from "../core/errors.js";
+import type { Estimate, Limits } from "../core/limits.js";
+import type { Meter } from "../core/meter.js";
+import type { Reservation } from "../core/reservation.js";
+import { joinGroup, type Limiter, type LimiterSnapshot } from "../limiter.js";
+import type { GroupSeat } from "../modes.js";
+import type { RunOptions, RunResult } from "../options.js";
+import { memberOptions, readGroupOptions, SHARED_PREFIX, type GroupConfig } from "./config.js";
+import type { GroupSnapshot, LimiterGroupOptions } from "./options.js";
+import { runOnSoonest, type Candidate } from "./run-any.js";
+
+/** A member: its limiter, and its admission for predicted waits. */
+interface Member {
+  readonly limiter: Limiter;
+  readonly admission: LocalAdmission;
+}
+
+/**
+ * Limiters for several models (deployments, regions) that also draw on budgets
+ * they share. Each member is a {@link Limiter} of its own budgets plus the
+ * shared ones, and a call takes from both in one atomic admission; the shared
+ * budgets serve the members' waiting calls in one FIFO. Members for models not
+ * listed are made from `default` on first use, at most `maxMembers` at once.
+ *
+ * @example
+ * ```ts
+ * import { LimiterGroup } from "llm-limiter";
+ *
+ * const group = new LimiterGroup({
+ *   models: { "gpt-4o": { rpm: 500, tpm: 30_000 }, "gpt-4o-mini": { rpm: 5_000, tpm: 200_000 } },
+ *   shared: { tpd: 2_000_000 },
+ * });
+ * const answer = await group.run("gpt-4o", 1_200, async () => ({ value: "...", used: 900 }));
+ * ```
+ */
+export class LimiterGroup {
+  private readonly config: GroupConfig;
+  private readonly clock: Clock;
+  private readonly seatParts: Omit<GroupSeat, "admission">;
+  private readonly listed = new Map<string, Member>();
+  /** Members made from `default`, the least recently used first. */
+  private readonly made = new Map<string, Member>();
+  private shut = false;
+
+  /** Throws TypeError/RangeError on bad options, having made nothing that needs closing. */
+  constructor(options: LimiterGroupOptions) {
+    this.config = readGroupOptions(options);
+    this.clock = this.config.common.clock ?? systemClock;
+    const buckets = new BucketPool(SHARED_PREFIX);
+    const meters = { holds: (name: string) => buckets.holds(name), byName: new Map<string, Meter>() };
+    this.seatParts = { meters, buckets, order: new PoolOrder(buckets) };
+    try {
+      for (const [name, limits] of this.config.models) this.listed.set(name, this.join(name, limits));
+    } catch (error) {
+      for (const member of this.listed.values()) void member.limiter.close();
+      throw error;
+    }
+  }
+
+  /**
+   * The member for `name`: a {@link Limiter} (run, acquire, sync, snapshot...).
+   * A name not in `models` gets a member made from `default`; without `default`, a TypeError.
+   * Throws `LimiterClosedError` after `close()`. Do not hold on to a member
+   * made from `default`: an idle one may be evicted (and closed) to make room.
+   */
+  for(name: string): Limiter {
+    return this.member(name).limiter;
+  }
+
+  /** `group.for(name).run(...)`: rejects (never throws) on an unknown name or a closed group. */
+  run<T>(
+    name: string,
+    estimate: Estimate,
+    fn: (reservation: Reservation) => Promise<RunResult<T>> | RunResult<T>,
+    options?: RunOptions,
+  ): Promise<T> {
+    let limiter: Limiter;
+    try {
+      limiter = this.for(name);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return limiter.run(estimate, fn, options);
+  }
+
+  /**
+   * Runs `fn` on whichever of `names` is predicted to admit `estimate` soonest
+   * (from its levels, pauses and queue), telling `fn` which. With `retry`, a
+   * 429 whose retry hint is longer than the group's `moveAfterMs` moves the
+   * retry to the soonest other candidate; a shorter one (or none: backoff)
+   * retries on the same one.
+   */
+  runAny<T>(
+    names: readonly string[],
+    estimate: Estimate,
+    fn: (reservation: Reservation, name: string) => Promise<RunResult<T>> | RunResult<T>,
+    options?: RunOptions,
+  ): Promise<T> {
+    let candidates: Candidate[];
+    try {
+      if (!Array.isArray(names) || names.length === 0) {
+        throw new TypeError("runAny(): names must be a non-empty array of member names");
+      }
+      if (typeof fn !== "function") throw new TypeError("runAny(): fn must be a function");
+      candidates = [...new Set(names)].map((name) => ({ name, ...this.member(name) }));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const context = { clock: this.clock, provider: this.config.common.provider, moveAfterMs: this.config.moveAfterMs };
+    return runOnSoonest(candidates, estimate, fn, options, context);
+  }
+
+  /** Every member's snapshot, and the shared dimensions' levels. */
+  snapshot(): GroupSnapshot {
+    const members: Record<string, LimiterSnapshot> = {};
+    for (const [name, member] of this.members()) members[name] = member.limiter.snapshot();
+    const shared: Record<string, DimensionSnapshot> = {};
+    for (const [name, d] of Object.entries(this.seatParts.buckets.snapshot(this.clock.now()))) {
+      shared[name] = { ...d, available: wholeUnits(d.available) };
+    }
+    return { members, shared };
+  }
+
+  /** Resolves when no member has anything queued or in flight. */
+  async onIdle(): Promise<void> {
+    // A call may start on one member while another is awaited: look again until all were idle together.
+    for (;;) {
+      const members = [...this.members()].map(([, member]) => member.limiter);
+      await Promise.all(members.map((limiter) => limiter.onIdle()));
+      if (members.every((limiter) => isIdle(limiter))) return;
+    }
+  }
+
+  /** Closes every member (`Limiter.close`); later calls reject with `LimiterClosedError`. */
+  async close(): Promise<void> {
+    this.shut = true;
+    await Promise.all([...this.members()].map(([, member]) => member.limiter.close()));
+  }
+
+  private *members(): IterableIterator<[string, Member]> {
+    yield* this.listed;
+    yield* this.made;
+  }
+
+  private member(name: string): Member {
+    if (this.shut) throw new LimiterClosedError();
+    if (typeof name !== "string") throw new TypeError(`a member's name must be a string, got ${typeof name}`);
+    const listed = this.listed.get(name);
+    if (listed) return listed;
+    const made = this.made.get(name);
+    if (made) {
+      // Most recently used last: eviction takes the front.
+      this.made.delete(name);
+      this.made.set(name, made);
+      return made;
+    }
+    const fallback = this.config.fallback;
+    if (!fallback) throw new TypeError(`no model "${name}" in the group, and no \`default\` to make it from`);
+    this.makeRoom();
+    const member = this.join(name, fallback);
+    this.made.set(name, member);
+    return member;
+  }
+
+  /** At `maxMembers` made from `default`: evicts the least recently used idle one. */
+  private makeRoom(): void {
+    if (this.made.size < this.config.maxMembers) return;
+    for (const [name, member] of this.made) {
+      if (!isIdle(member.limiter)) continue;
+      this.made.delete(name);
+      void member.limiter.close();
+      return;
+    }
+    throw new RangeError(`maxMembers: all ${this.config.maxMembers} members made from \`default\` are busy`);
+  }
+
+  private join(name: string, own: Limits): Member {
+    const seat: GroupSeat = { ...this.seatParts };
+    let limiter: Limiter;
+    try {
+      limiter = joinGroup(memberOptions(this.config, own), seat);
+    } catch (error) {
+      if (error instanceof Error) error.message = `group member "${name}": ${error.message}`;
+      throw error;
+    }
+    return { limiter, admission: seat.admission! };
+  }
+}
+
+function isIdle(limiter: Limiter): boolean {
+  const { queued, inFlight } = limiter.snapshot();
+  return queued === 0 && inFlight === 0;
+}
