@@ -20,14 +20,18 @@ describeRedis.each(ADAPTER_NAMES)("priorities through Redis (%s)", (adapter) => 
     const waiting = Array.from({ length: 10 }, () =>
       background.acquire(100, { priority: "background" }).then((r) => void admitted.push(r)),
     );
-    for (let i = 0; i < 100 && admitted.length < 8; i++) await sleep(10);
+    const probe = await store({ key });
+    const shape = layout([dim("tpd", 1_000, DAY)]);
+    const reserveBack = async (): Promise<boolean> => ((await levels(probe, shape))[0] ?? 0) >= 200 - 1e-6;
+    // Eight fit; the ninth's take went into the reserve and is given back (a round trip on a loaded machine).
+    for (let i = 0; i < 500 && (admitted.length < 8 || !(await reserveBack())); i++) await sleep(10);
     expect(admitted).toHaveLength(8);
     // The other replica's interactive call finds the reserve at once.
     const urgent = await interactive.acquire(200, { priority: "interactive", maxWaitMs: 0 });
     await sleep(50);
     expect(admitted).toHaveLength(8);
     // The two background waiters hold nothing in the store: their takes went back.
-    const [level] = await levels(await store({ key }), layout([dim("tpd", 1_000, DAY)]));
+    const [level] = await levels(probe, shape);
     expect(level).toBeGreaterThanOrEqual(-1e-6);
     expect(level).toBeLessThan(1);
     urgent.release();
