@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from "./core/clock.js";
 import { isLimitKey, LIMIT_KEYS } from "./core/budget.js";
+import { resolvePriorities, type PriorityClasses } from "./core/priorities.js";
 import { notANumber, shown, unknownOption } from "./core/values.js";
 import { checkProvider } from "./headers/providers.js";
 import type { ProviderName } from "./headers/types.js";
@@ -18,6 +19,7 @@ export interface ResolvedOptions {
   readonly onWarning: (warning: Error) => void;
   readonly provider: ProviderName | undefined;
   readonly store: SharedStore | undefined;
+  readonly classes: PriorityClasses;
 }
 
 const OTHER_KEYS: readonly string[] = [
@@ -29,6 +31,9 @@ const OTHER_KEYS: readonly string[] = [
   "onWarning",
   "provider",
   "store",
+  "priorities",
+  "defaultPriority",
+  "headroom",
 ];
 const OPTION_KEYS: readonly string[] = [...LIMIT_KEYS, ...OTHER_KEYS];
 
@@ -101,5 +106,6 @@ export function resolveOptions(options: LimiterOptions): ResolvedOptions {
     onWarning,
     provider,
     store,
+    classes: resolvePriorities(options.priorities, options.defaultPriority, options.headroom),
   };
 }

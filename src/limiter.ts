@@ -7,6 +7,7 @@ import { LimiterClosedError } from "./core/errors.js";
 import { Ledger } from "./core/ledger.js";
 import type { Estimate, LimitChanges, Limits } from "./core/limits.js";
 import { Meters } from "./core/meters.js";
+import { checkTenant, type PriorityClasses } from "./core/priorities.js";
 import type { SyncOrigin } from "./core/origin.js";
 import type { AdmittedCall, CallHost, Reservation } from "./core/reservation.js";
 import { retryPolicy } from "./core/retry.js";
@@ -31,9 +32,6 @@ export function joinGroup(options: LimiterOptions, seat: GroupSeat): Limiter {
   }
 }
 
-/** `run` without options: shared, so the common call allocates no plan. */
-const PLAIN_RUN: RunPlan = { refundOnError: false, retry: undefined, signal: undefined };
-
 /** What {@link Limiter.snapshot} returns: every budget with its level, and the counts of requests. */
 export interface LimiterSnapshot {
   /** Every dimension by name (`rpm`, `tpm`, a custom one, one learned from headers), levels floored. */
@@ -53,12 +51,16 @@ export interface LimiterSnapshot {
 
 /**
  * Keeps calls inside every configured budget at once: each request waits in a
- * FIFO queue until all of its dimensions have room, takes from all of them
- * atomically, and reconciles its reservation to actual usage afterwards.
+ * queue (by priority class, then shared between tenants, FIFO within one) until
+ * all of its dimensions have room, takes from all of them atomically, and
+ * reconciles its reservation to actual usage afterwards.
  */
 export class Limiter {
   private readonly clock: Clock;
   private readonly maxWaitMs: number;
+  private readonly classes: PriorityClasses;
+  /** `run` without options: shared, so the common call allocates no plan. */
+  private readonly plainRun: RunPlan;
   private readonly warn: (warning: Error) => void;
   /** The budgets as configured; the effective ones also fold in what the headers taught. */
   private limits: Limits;
@@ -78,8 +80,8 @@ export class Limiter {
     },
     parse: (headers, options) => this.headers.parse(headers, options),
     apply: (view, headers, options, origin) => this.applyView(view, headers, options, origin),
-    readmit: (estimate, signal, notBefore, refundable) =>
-      this.admission.readmit(estimate, signal, notBefore, refundable),
+    readmit: (estimate, signal, notBefore, refundable, rank, tenant) =>
+      this.admission.readmit(estimate, signal, notBefore, refundable, rank, tenant),
     now: () => this.clock.now(),
     warn: (warning) => this.warn(warning),
     classify: (error) => this.headers.classify(error),
@@ -90,10 +92,19 @@ export class Limiter {
     const budget = buildBudget(resolved.limits);
     this.clock = resolved.clock;
     this.maxWaitMs = resolved.maxWaitMs;
+    this.classes = resolved.classes;
+    const rank = this.classes.defaultRank;
+    this.plainRun = { refundOnError: false, retry: undefined, signal: undefined, rank, tenant: undefined };
     this.warn = resolved.onWarning;
     this.limits = resolved.limits;
     this.ledger = new Ledger(this.host, this.meters);
-    const parts = { clock: this.clock, meters: this.meters, ledger: this.ledger, maxQueue: resolved.maxQueue };
+    const parts = {
+      clock: this.clock,
+      meters: this.meters,
+      ledger: this.ledger,
+      maxQueue: resolved.maxQueue,
+      reserves: this.classes.reserves,
+    };
     // A caller that set `initial` said how the key stands: no start-up probe.
     const mode = modeFor(resolved, parts, options.initial === undefined, joining);
     this.admission = mode.admission;
@@ -116,22 +127,30 @@ export class Limiter {
     try {
       if (typeof fn !== "function") throw new TypeError("run(): fn must be a function");
       plan = options
-        ? { refundOnError: options.refundOnError === true, retry: retryPolicy(options.retry), signal: options.signal }
-        : PLAIN_RUN;
-      admitted = this.admitNow(estimate, options, plan.refundOnError);
+        ? {
+            refundOnError: options.refundOnError === true,
+            retry: retryPolicy(options.retry),
+            signal: options.signal,
+            rank: this.classes.rankOf(options.priority),
+            tenant: checkTenant(options.tenant),
+          }
+        : this.plainRun;
+      admitted = this.admitNow(estimate, options, plan.refundOnError, plan.rank);
     } catch (error) {
       return Promise.reject(error);
     }
     if (admitted) return runAdmitted(admitted, fn, plan);
-    return this.enqueue(estimate, options, plan.refundOnError).then((call) => runAdmitted(call, fn, plan));
+    return this.enqueue(estimate, options, plan.refundOnError, plan.rank).then((call) => runAdmitted(call, fn, plan));
   }
 
   /** Waits for admission and returns the reservation; the caller must `release()` it. */
   acquire(estimate: Estimate, options?: AcquireOptions): Promise<Reservation> {
     try {
+      const rank = options ? this.classes.rankOf(options.priority) : this.classes.defaultRank;
+      checkTenant(options?.tenant);
       // The caller may refund() what it acquired.
-      const admitted = this.admitNow(estimate, options, true);
-      return admitted ? Promise.resolve(admitted) : this.enqueue(estimate, options, true);
+      const admitted = this.admitNow(estimate, options, true, rank);
+      return admitted ? Promise.resolve(admitted) : this.enqueue(estimate, options, true, rank);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -142,8 +161,8 @@ export class Limiter {
    * Never waits. Not available with a shared store, which answers asynchronously.
    */
   tryAcquire(estimate: Estimate): Reservation | undefined {
-    this.check(estimate, undefined);
-    return this.admission.tryNow(estimate);
+    this.check(estimate, undefined, this.classes.defaultRank);
+    return this.admission.tryNow(estimate, this.classes.defaultRank);
   }
 
   /**
@@ -229,7 +248,7 @@ export class Limiter {
    */
   private reconfigure(budget: Budget, admit = true): void {
     this.apply(budget);
-    this.admission.rejectWhere((estimate) => this.meters.problemWith(estimate));
+    this.admission.rejectWhere((estimate, reserve) => this.meters.problemWith(estimate, reserve));
     if (admit) this.admission.resume();
   }
 
@@ -239,9 +258,9 @@ export class Limiter {
   }
 
   /** Throws on a request that can never be admitted: the limiter closed, a bad estimate or bad options. */
-  private check(estimate: Estimate, options: AcquireOptions | undefined): void {
+  private check(estimate: Estimate, options: AcquireOptions | undefined, rank: number): void {
     if (this.admission.closed) throw new LimiterClosedError();
-    const problem = this.meters.problemWith(estimate);
+    const problem = this.meters.problemWith(estimate, this.classes.reserves[rank]!);
     if (problem) throw problem;
     if (!options) return;
     const { signal } = options;
@@ -255,12 +274,19 @@ export class Limiter {
     estimate: Estimate,
     options: AcquireOptions | undefined,
     refundable: boolean,
+    rank: number,
   ): AdmittedCall | undefined {
-    this.check(estimate, options);
-    return this.admission.admitNow(estimate, options?.signal, refundable);
+    this.check(estimate, options, rank);
+    return this.admission.admitNow(estimate, options?.signal, refundable, rank);
   }
 
-  private enqueue(estimate: Estimate, options: AcquireOptions | undefined, refundable: boolean): Promise<AdmittedCall> {
-    return this.admission.enqueue(estimate, options?.signal, options?.maxWaitMs ?? this.maxWaitMs, refundable);
+  private enqueue(
+    estimate: Estimate,
+    options: AcquireOptions | undefined,
+    refundable: boolean,
+    rank: number,
+  ): Promise<AdmittedCall> {
+    const maxWaitMs = options?.maxWaitMs ?? this.maxWaitMs;
+    return this.admission.enqueue(estimate, options?.signal, maxWaitMs, refundable, rank, options?.tenant);
   }
 }

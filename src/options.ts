@@ -81,6 +81,45 @@ export interface LimiterOptions extends Limits {
    * ```
    */
   store?: SharedStore;
+  /**
+   * Priority classes, the most urgent first. A call names its class with
+   * `priority`; a waiter of a class is admitted before every waiter of the
+   * classes after it (strictly), and a call of a class goes at once when its
+   * buckets have room and nothing of its class or a more urgent one waits.
+   * Duplicates and empty names throw `TypeError`. See docs/priorities.md.
+   * @default `["default"]`: one class
+   * @example
+   * ```ts
+   * import { Limiter } from "llm-limiter";
+   *
+   * const limiter = new Limiter({
+   *   tpm: 200_000,
+   *   priorities: ["interactive", "default", "background"],
+   *   headroom: { background: 0.2 },
+   * });
+   * await limiter.run(800, async () => ({ value: "ok" }), { priority: "interactive", tenant: "acme" });
+   * ```
+   */
+  priorities?: readonly string[];
+  /**
+   * The class of a call that names no `priority`; one not in `priorities` throws `TypeError`.
+   * @default `"default"` when `priorities` has it, else the last class
+   */
+  defaultPriority?: string;
+  /**
+   * Per class, the fraction of every bucket's capacity it never takes: with
+   * `{ background: 0.2 }`, a background call is admitted only if every
+   * dimension keeps at least 20% of its capacity after it, so more urgent calls
+   * find that room at once. The reserve is a level, not a share of the rate:
+   * alone, the class is still admitted at the whole refill rate (it waits at the
+   * reserve, taking what refills above it), and gives up only the last part of
+   * the burst. A call of the class costing more than the rest of a capacity is
+   * refused at once (`RequestTooLargeError`). Fractions in [0, 1), classes of
+   * `priorities`; else `TypeError` or `RangeError`. With a shared store the
+   * reserve is kept by this process's own view of the levels (docs/redis.md).
+   * @default `{}`: no class keeps off any part
+   */
+  headroom?: Readonly<Record<string, number>>;
 }
 
 /** How to read one response in `sync`. */
@@ -105,6 +144,21 @@ export interface AcquireOptions {
    * @default the limiter's `maxWaitMs`
    */
   maxWaitMs?: number;
+  /**
+   * The call's priority class, one of the limiter's `priorities`; another name throws `TypeError`.
+   * @default the limiter's `defaultPriority`
+   */
+  priority?: string;
+  /**
+   * Whom the call is for (a customer, a user, a job). Within a priority class,
+   * tenants share admission by cost (the refill time of the dimension a call
+   * loads most), FIFO within one tenant: one tenant's burst does not make
+   * another's call wait behind all of it. Calls without a tenant share as one
+   * more tenant. A tenant is remembered only while it has calls waiting, or was
+   * served more than its share lately.
+   * @default `undefined`: the calls without a tenant
+   */
+  tenant?: string;
 }
 
 /** Options for {@link Limiter.run}. */

@@ -14,6 +14,11 @@ export interface AdmissionParts {
   readonly ledger: Ledger;
   /** Most requests that may wait at once. */
   readonly maxQueue: number;
+  /**
+   * One entry per priority class, the most urgent first: the fraction of every
+   * bucket's capacity the class leaves untouched (its headroom; 0 for none).
+   */
+  readonly reserves: readonly number[];
 }
 
 /** Levels and slots as `Limiter.snapshot` reports them. */
@@ -26,7 +31,9 @@ export interface AdmissionLevels {
 /**
  * How requests are admitted: one interface whether the buckets live in this
  * process (`LocalAdmission`) or in a store every replica shares (`SharedAdmission`).
- * Requests wait in FIFO order; each is admitted once all of its dimensions have room.
+ * Requests wait by priority class (by `rank`, 0 the most urgent), shared
+ * between tenants within a class and FIFO within a tenant; each is admitted
+ * once all of its dimensions have room.
  */
 export interface Admission {
   /** Requests waiting for admission. */
@@ -35,24 +42,40 @@ export interface Admission {
   readonly closed: boolean;
   /** Takes the budget now in `meters` (its dimensions and concurrency) into the buckets. */
   configure(): void;
-  /** Admits at once when nothing waits, nothing holds admission back and `estimate` fits; else `undefined`. */
-  admitNow(estimate: Estimate, signal: AbortSignal | undefined, refundable: boolean): AdmittedCall | undefined;
+  /**
+   * Admits at once when nothing of class `rank` or a more urgent one waits,
+   * nothing holds admission back and `estimate` fits; else `undefined`.
+   */
+  admitNow(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    refundable: boolean,
+    rank: number,
+  ): AdmittedCall | undefined;
   /**
    * `admitNow` for `tryAcquire`, which never waits: throws TypeError where
    * admission is asynchronous (a shared store answers over the network).
    */
-  tryNow(estimate: Estimate): AdmittedCall | undefined;
-  /** Queues a request at the tail; rejects at once if the queue is full or the wait is known to be too long. */
+  tryNow(estimate: Estimate, rank: number): AdmittedCall | undefined;
+  /**
+   * Queues a request at the tail of its class and tenant; rejects at once if
+   * the queue is full or the wait is known to be too long.
+   */
   enqueue(
     estimate: Estimate,
     signal: AbortSignal | undefined,
     maxWaitMs: number,
     refundable: boolean,
+    rank: number,
+    tenant: string | undefined,
   ): Promise<AdmittedCall>;
-  /** A retry: back at the head of the queue, admitted no earlier than monotonic `notBefore`. */
+  /** A retry: back at the head of its class and tenant, admitted no earlier than monotonic `notBefore`. */
   readmit: CallHost["readmit"];
-  /** Rejects every waiter `problemWith` finds a problem with (the budget changed), with that problem. */
-  rejectWhere(problemWith: (estimate: Estimate) => Error | undefined): void;
+  /**
+   * Rejects every waiter `problemWith` finds a problem with (the budget
+   * changed), with that problem; `reserve` is the headroom of its class.
+   */
+  rejectWhere(problemWith: (estimate: Estimate, reserve: number) => Error | undefined): void;
   /** A charge of `amount` on dimension `name` given back (negative: charged more), made at `chargedAt`. */
   give(name: string, amount: number, chargedAt: number): void;
   /** No admission at all before monotonic time `until`. */

@@ -8,6 +8,7 @@ import type { AdmissionLevels, AdmissionParts } from "./admission.js";
 import type { PoolOrder, PoolSeat } from "./pool-order.js";
 import { QueuedAdmission } from "./queued.js";
 import { StartupProbe } from "./startup-probe.js";
+import type { Lane } from "./scheduler.js";
 import type { Waiter } from "./waiter.js";
 
 /** Admission over buckets in this process: synchronous, so admitting allocates nothing but the reservation. */
@@ -34,8 +35,8 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     this.buckets.configure(this.meters.dimensions, this.meters.concurrency);
   }
 
-  tryNow(estimate: Estimate): AdmittedCall | undefined {
-    return this.admitNow(estimate, undefined, true);
+  tryNow(estimate: Estimate, rank: number): AdmittedCall | undefined {
+    return this.admitNow(estimate, undefined, true, rank);
   }
 
   give(name: string, amount: number, chargedAt: number): void {
@@ -61,16 +62,20 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     this.order?.changed(this);
   }
 
-  /** A lower bound on the wait for `estimate` now, in ms: behind the queue, the pauses, the levels as they are. */
+  /**
+   * A lower bound on the wait for `estimate` now, in ms: behind the queue, the pauses, the levels as they are;
+   * for a call of the least urgent class without a tenant, which waits behind everything queued.
+   */
   predictedWaitMs(estimate: Estimate): number {
     const held = this.pausedUntil - this.clock.now();
-    const levels = this.buckets.blocker(estimate).waitMs;
-    return Math.max(held, this.predictWait(estimate).waitMs, levels === Infinity ? 0 : levels);
+    const lane = this.queue.lane(this.queue.bands.length - 1, undefined);
+    const levels = this.buckets.blocker(estimate, lane.band.reserve).waitMs;
+    return Math.max(held, this.predictWait(estimate, lane).waitMs, levels === Infinity ? 0 : levels);
   }
 
   ownWaitMs(waiter: Waiter): number {
     const held = Math.max(this.pausedUntil, waiter.notBefore) - this.clock.now();
-    const own = this.buckets.blocker(waiter.estimate, true).waitMs;
+    const own = this.buckets.blocker(waiter.estimate, waiter.reserve, true).waitMs;
     // A missing slot may free at any moment: no wait to count on.
     return Math.max(held, own === Infinity ? 0 : own);
   }
@@ -83,10 +88,11 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     estimate: Estimate,
     signal: AbortSignal | undefined,
     refundable: boolean,
+    reserve: number,
   ): AdmittedCall | undefined {
     const now = this.clock.now();
     if (this.probe?.expired(now)) this.endProbe();
-    if (!this.take(estimate, now)) return undefined;
+    if (!this.take(estimate, now, reserve)) return undefined;
     this.opened(now);
     return this.ledger.open(estimate, signal, now, refundable);
   }
@@ -98,7 +104,7 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
       for (let head: Waiter | undefined = first; head; head = this.queue.head) {
         const now = this.clock.now();
         if (this.probe?.expired(now)) this.endProbe();
-        if (this.paused() || head.notBefore > now || !this.take(head.estimate, now)) {
+        if (this.paused() || head.notBefore > now || !this.take(head.estimate, now, head.reserve)) {
           this.order?.waiting(this, head);
           this.scheduleHead(head);
           return;
@@ -124,13 +130,17 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     this.order?.left(this, waiter);
   }
 
-  protected blocker(estimate: Estimate): Blocker {
-    return this.buckets.blocker(estimate);
+  protected blocker(waiter: Waiter): Blocker {
+    return this.buckets.blocker(waiter.estimate, waiter.reserve);
   }
 
   /** Refuses at once a request whose wait, at the least, is longer than `maxWaitMs`. */
-  protected override knownTooLong(estimate: Estimate, maxWaitMs: number): WaitTimeoutError | undefined {
-    const predicted = this.predictWait(estimate);
+  protected override knownTooLong(
+    estimate: Estimate,
+    maxWaitMs: number,
+    lane: Lane<Waiter>,
+  ): WaitTimeoutError | undefined {
+    const predicted = this.predictWait(estimate, lane);
     return predicted.waitMs > maxWaitMs
       ? this.waitTimeout(predicted.dimension, predicted.waitMs, maxWaitMs)
       : undefined;
@@ -140,17 +150,21 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     const now = this.clock.now();
     const hold = Math.max(this.pausedUntil, head.notBefore);
     // Infinity: only a concurrency slot is missing, and a release will pump. A probe's hold ends on its own too.
-    const at = hold > now ? hold : now + Math.max(this.buckets.blocker(head.estimate).waitMs, this.poolHoldMs);
+    const waitMs = Math.max(this.buckets.blocker(head.estimate, head.reserve).waitMs, this.poolHoldMs);
+    const at = hold > now ? hold : now + waitMs;
     this.headAlarm.set(this.probe ? Math.min(at, this.probe.holdEnds) : at);
   }
 
-  /** Takes `estimate` from the buckets if they hold it and, in a group, no older member's head waits for it. */
-  private take(estimate: Estimate, now: number): boolean {
+  /**
+   * Takes `estimate` from the buckets, leaving `reserve` of each (a headroom), if they hold it and, in a group, no
+   * older member's head waits for it.
+   */
+  private take(estimate: Estimate, now: number, reserve: number): boolean {
     if (this.order) {
       this.poolHoldMs = this.order.holdMs(this, estimate, now);
       if (this.poolHoldMs > 0) return false;
     }
-    return this.buckets.take(estimate, now);
+    return this.buckets.take(estimate, now, reserve);
   }
 
   /** News of the key (headers, or a call done), or none in time: the start-up probe is over. */
@@ -161,12 +175,17 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
   }
 
   /**
-   * A lower bound on the wait for `estimate` behind everything queued that
-   * cannot time out: as if the held reservations gave back, right now, all
-   * they still can (their tokens down to zero; a request only where it may be refunded).
+   * A lower bound on the wait for `estimate`, in `lane`, behind everything
+   * queued that cannot time out and must go first: as if the held reservations
+   * gave back, right now, all they still can (their tokens down to zero; a
+   * request only where it may be refunded).
    */
-  private predictWait(estimate: Estimate): { dimension: string; waitMs: number } {
+  private predictWait(estimate: Estimate, lane: Lane<Waiter>): { dimension: string; waitMs: number } {
     const levels = this.buckets.snapshot();
+    const { rank, reserve, busy } = lane.band;
+    // Its own class goes first only while that is one FIFO: other tenants' waiters may come after it.
+    const ownClass = busy.size === 0 || (busy.size === 1 && busy.top === lane);
+    const classes = ownClass ? rank + 1 : rank;
     let dimension = "queue";
     let waitMs = 0;
     for (const meter of this.meters.list) {
@@ -174,7 +193,9 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
       const level = levels[d.name]?.available ?? d.capacity;
       const returnable = d.unit === "requests" ? this.ledger.refundableInFlight : meter.held;
       const optimistic = Math.min(d.capacity, level + returnable);
-      const needed = meter.queued + costOf(d.unit, estimate) - optimistic;
+      let ahead = 0;
+      for (let r = 0; r < classes; r++) ahead += meter.queued[r] ?? 0;
+      const needed = ahead + costOf(d.unit, estimate) + reserve * d.capacity - optimistic;
       const wait = needed > 0 ? (needed * d.windowMs) / d.limit : 0;
       if (wait > waitMs) {
         waitMs = wait;

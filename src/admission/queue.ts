@@ -1,7 +1,8 @@
 /**
- * The admission queue: an intrusive doubly linked FIFO (O(1) push, pop and
- * removal of an aborted waiter from anywhere) and a min-heap of deadlines, so
- * one timer serves the earliest `maxWaitMs` however long the queue is.
+ * The admission queue's parts: an intrusive doubly linked FIFO (O(1) push, pop
+ * and removal of an aborted waiter from anywhere), one per (priority, tenant)
+ * lane (see scheduler.ts), and min-heaps: of deadlines, so one timer serves the
+ * earliest `maxWaitMs` however long the queue is, and of a class's lanes.
  */
 
 /** What the FIFO needs on each entry. */
@@ -11,11 +12,9 @@ export interface LinkedEntry<T> {
 }
 
 /** What the deadline heap needs on each entry. */
-export interface DeadlineEntry {
+export interface DeadlineEntry extends HeapEntry {
   /** Monotonic ms by which the entry must be admitted; `Infinity` for none. */
   deadline: number;
-  /** Position in the deadline heap; -1 when not in it. */
-  heapIndex: number;
 }
 
 /** FIFO of entries, linked through the entries themselves. */
@@ -57,11 +56,27 @@ export class Fifo<T extends LinkedEntry<T>> {
   }
 }
 
-/** Binary min-heap on `deadline`, with removal by the index kept in each entry. */
-export class DeadlineHeap<T extends DeadlineEntry> {
+/** What a {@link Heap} needs on each entry. */
+export interface HeapEntry {
+  /** Position in the heap; -1 when not in it. */
+  heapIndex: number;
+}
+
+/** Binary min-heap by `before`, with removal by the index kept in each entry. */
+export class Heap<T extends HeapEntry> {
   private readonly items: T[] = [];
 
-  get earliest(): T | undefined {
+  constructor(
+    /** Whether `a` comes out before `b`. */
+    private readonly before: (a: T, b: T) => boolean,
+  ) {}
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  /** The entry that comes out first. */
+  get top(): T | undefined {
     return this.items[0];
   }
 
@@ -83,11 +98,27 @@ export class DeadlineHeap<T extends DeadlineEntry> {
     this.up(last.heapIndex);
   }
 
+  /** `entry`'s key changed: puts it back in its place. */
+  update(entry: T): void {
+    this.down(entry.heapIndex);
+    this.up(entry.heapIndex);
+  }
+
+  /** Empties the heap. */
+  clear(): void {
+    for (const entry of this.items) entry.heapIndex = -1;
+    this.items.length = 0;
+  }
+
+  [Symbol.iterator](): IterableIterator<T> {
+    return this.items[Symbol.iterator]();
+  }
+
   private up(i: number): void {
     const items = this.items;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (items[parent]!.deadline <= items[i]!.deadline) return;
+      if (!this.before(items[i]!, items[parent]!)) return;
       this.swap(i, parent);
       i = parent;
     }
@@ -99,8 +130,8 @@ export class DeadlineHeap<T extends DeadlineEntry> {
       const left = 2 * i + 1;
       const right = left + 1;
       let least = i;
-      if (left < items.length && items[left]!.deadline < items[least]!.deadline) least = left;
-      if (right < items.length && items[right]!.deadline < items[least]!.deadline) least = right;
+      if (left < items.length && this.before(items[left]!, items[least]!)) least = left;
+      if (right < items.length && this.before(items[right]!, items[least]!)) least = right;
       if (least === i) return;
       this.swap(i, least);
       i = least;
@@ -115,5 +146,16 @@ export class DeadlineHeap<T extends DeadlineEntry> {
     items[b] = entryA;
     entryA.heapIndex = b;
     entryB.heapIndex = a;
+  }
+}
+
+/** Binary min-heap on `deadline`: one timer serves the earliest. */
+export class DeadlineHeap<T extends DeadlineEntry> extends Heap<T> {
+  constructor() {
+    super((a, b) => a.deadline < b.deadline);
+  }
+
+  get earliest(): T | undefined {
+    return this.top;
   }
 }

@@ -9,20 +9,22 @@ import type { Estimate } from "../core/limits.js";
 import type { Meters } from "../core/meters.js";
 import type { AdmittedCall } from "../core/reservation.js";
 import { Alarm } from "./alarm.js";
-import { DeadlineHeap, Fifo } from "./queue.js";
+import { DeadlineHeap } from "./queue.js";
+import { Scheduler, type Lane } from "./scheduler.js";
 import { Waiter, WaiterTerms } from "./waiter.js";
 
 /**
- * Admission: a FIFO queue of requests, each admitted once every dimension has
- * room, with abort signals, deadlines (`maxWaitMs`) and retries holding their
- * place at the head. Where the buckets live is the subclass's: in this process
+ * Admission: a queue of requests (FIFO within a priority class and tenant,
+ * see {@link Scheduler}), each admitted once every dimension has room, with
+ * abort signals, deadlines (`maxWaitMs`) and retries holding their place at
+ * the head of their lane. Where the buckets live is the subclass's: in this process
  * (`LocalAdmission`) or in a store shared by every replica (`SharedAdmission`).
  */
 export abstract class QueuedAdmission implements Admission {
   protected readonly clock: Clock;
   protected readonly meters: Meters;
   protected readonly ledger: Ledger;
-  protected readonly queue = new Fifo<Waiter>();
+  protected readonly queue: Scheduler<Waiter>;
   private readonly maxQueue: number;
   private readonly deadlines = new DeadlineHeap<WaiterTerms>();
   protected readonly headAlarm: Alarm;
@@ -38,7 +40,8 @@ export abstract class QueuedAdmission implements Admission {
     this.afterRemoval(wasHead);
   };
 
-  constructor({ clock, meters, ledger, maxQueue }: AdmissionParts) {
+  constructor({ clock, meters, ledger, maxQueue, reserves }: AdmissionParts) {
+    this.queue = new Scheduler<Waiter>(reserves, (waiter) => this.fairCost(waiter.estimate));
     this.clock = clock;
     this.meters = meters;
     this.ledger = ledger;
@@ -54,7 +57,7 @@ export abstract class QueuedAdmission implements Admission {
    * The reservation if `estimate` fits at once and nothing waits, else `undefined`;
    * for `tryAcquire`, which never waits (TypeError where admission is asynchronous).
    */
-  abstract tryNow(estimate: Estimate): AdmittedCall | undefined;
+  abstract tryNow(estimate: Estimate, rank: number): AdmittedCall | undefined;
 
   /** A charge of `amount` on dimension `name` given back (negative: charged more), made at `chargedAt`. */
   abstract give(name: string, amount: number, chargedAt: number): void;
@@ -70,10 +73,11 @@ export abstract class QueuedAdmission implements Admission {
     estimate: Estimate,
     signal: AbortSignal | undefined,
     refundable: boolean,
+    reserve: number,
   ): AdmittedCall | undefined;
 
-  /** What keeps `estimate` out now, for a waiter timing out. */
-  protected abstract blocker(estimate: Estimate): Blocker;
+  /** What keeps `waiter` out now, for a waiter timing out. */
+  protected abstract blocker(waiter: Waiter): Blocker;
 
   /** Requests waiting for admission. */
   get queued(): number {
@@ -85,10 +89,19 @@ export abstract class QueuedAdmission implements Admission {
     return this.shut;
   }
 
-  /** Admits at once when nothing waits, nothing holds admission back and `estimate` fits; else `undefined`. */
-  admitNow(estimate: Estimate, signal: AbortSignal | undefined, refundable: boolean): AdmittedCall | undefined {
-    if (this.queue.size > 0 || this.paused()) return undefined;
-    return this.takeNow(estimate, signal, refundable);
+  /**
+   * Admits at once when nothing of class `rank` or a more urgent one waits,
+   * nothing holds admission back and `estimate` fits; else `undefined`.
+   */
+  admitNow(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    refundable: boolean,
+    rank: number,
+  ): AdmittedCall | undefined {
+    const queue = this.queue;
+    if ((queue.size > 0 && queue.waitingAtOrAbove(rank)) || this.paused()) return undefined;
+    return this.takeNow(estimate, signal, refundable, queue.bands[rank]!.reserve);
   }
 
   /** Queues a request at the tail; rejects at once if the queue is full or the wait is known to be too long. */
@@ -97,34 +110,39 @@ export abstract class QueuedAdmission implements Admission {
     signal: AbortSignal | undefined,
     maxWaitMs: number,
     refundable: boolean,
+    rank: number,
+    tenant: string | undefined,
   ): Promise<AdmittedCall> {
     if (this.queue.size >= this.maxQueue) return Promise.reject(new QueueFullError(this.maxQueue));
-    const tooLong = maxWaitMs === Infinity ? undefined : this.knownTooLong(estimate, maxWaitMs);
+    const lane = this.queue.lane(rank, tenant);
+    const tooLong = maxWaitMs === Infinity ? undefined : this.knownTooLong(estimate, maxWaitMs, lane);
     if (tooLong) return Promise.reject(tooLong);
-    return this.wait(estimate, signal, maxWaitMs, 0, refundable);
+    return this.wait(estimate, signal, maxWaitMs, 0, refundable, lane);
   }
 
-  /** A retry: back at the head of the queue, admitted no earlier than `notBefore`. */
+  /** A retry: back at the head of its lane, admitted no earlier than `notBefore`. */
   readmit(
     estimate: Estimate,
     signal: AbortSignal | undefined,
     notBefore: number,
     refundable: boolean,
+    rank: number,
+    tenant: string | undefined,
   ): Promise<AdmittedCall> {
     if (this.shut) return Promise.reject(new LimiterClosedError());
     if (signal?.aborted) return Promise.reject(signal.reason);
-    return this.wait(estimate, signal, Infinity, notBefore, refundable);
+    return this.wait(estimate, signal, Infinity, notBefore, refundable, this.queue.lane(rank, tenant));
   }
 
   /** Rejects every waiter `problemWith` finds a problem with (the budget changed), with that problem. */
-  rejectWhere(problemWith: (estimate: Estimate) => Error | undefined): void {
+  rejectWhere(problemWith: (estimate: Estimate, reserve: number) => Error | undefined): void {
     for (const waiter of [...this.queue]) {
-      const problem = problemWith(waiter.estimate);
+      const problem = problemWith(waiter.estimate, waiter.reserve);
       if (!problem) continue;
       this.dequeue(waiter);
       waiter.reject(problem);
     }
-    for (const meter of this.meters.list) meter.queued = 0;
+    for (const meter of this.meters.list) meter.queued.fill(0);
     for (const waiter of this.queue) this.count(waiter, 1);
   }
 
@@ -173,7 +191,7 @@ export abstract class QueuedAdmission implements Admission {
   }
 
   /** A timeout to reject `estimate` with at once, when its wait is known to exceed `maxWaitMs`. */
-  protected knownTooLong(_estimate: Estimate, _maxWaitMs: number): WaitTimeoutError | undefined {
+  protected knownTooLong(_estimate: Estimate, _maxWaitMs: number, _lane: Lane<Waiter>): WaitTimeoutError | undefined {
     return undefined;
   }
 
@@ -211,7 +229,7 @@ export abstract class QueuedAdmission implements Admission {
 
   /** Dequeues `waiter` and resolves it with its reservation. */
   protected admit(waiter: Waiter, now: number, marks?: readonly number[], lease?: string): void {
-    this.dequeue(waiter);
+    this.dequeue(waiter, true);
     this.opened(now);
     waiter.resolve(this.ledger.open(waiter.estimate, waiter.signal, now, waiter.refundable, marks, lease));
   }
@@ -223,15 +241,16 @@ export abstract class QueuedAdmission implements Admission {
     this.afterRemoval(true);
   }
 
-  /** Queues a request: at the tail, or at the head for a retry (`notBefore` > 0). */
+  /** Queues a request in `lane`: at the tail, or at the head for a retry (`notBefore` > 0). */
   private wait(
     estimate: Estimate,
     signal: AbortSignal | undefined,
     maxWaitMs: number,
     notBefore: number,
     refundable: boolean,
+    lane: Lane<Waiter>,
   ): Promise<AdmittedCall> {
-    const { waiter, promise } = Waiter.create(estimate, refundable);
+    const { waiter, promise } = Waiter.create(estimate, lane, refundable);
     if (signal || maxWaitMs !== Infinity || notBefore > 0) {
       const terms = (waiter.terms = new WaiterTerms(waiter, signal, maxWaitMs, this.abandon));
       terms.notBefore = notBefore;
@@ -249,16 +268,17 @@ export abstract class QueuedAdmission implements Admission {
     return promise;
   }
 
-  /** A waiter became the head of an empty queue. */
+  /** A waiter became the head of the queue (it was empty, or the waiter's class is more urgent). */
   protected headArrived(_head: Waiter): void {
     this.pump();
   }
 
-  private dequeue(waiter: Waiter): void {
+  /** Takes `waiter` out of the queue: `served` (admitted), or it left. */
+  private dequeue(waiter: Waiter, served = false): void {
     this.left(waiter);
-    this.queue.remove(waiter);
+    this.queue.remove(waiter, served);
     this.count(waiter, -1);
-    if (this.queue.size === 0) for (const meter of this.meters.list) meter.queued = 0; // no float drift left behind
+    if (this.queue.size === 0) for (const meter of this.meters.list) meter.queued.fill(0); // no float drift left behind
     const terms = waiter.terms;
     if (!terms) return;
     if (terms.signal) unsubscribe(terms.signal, terms);
@@ -292,7 +312,7 @@ export abstract class QueuedAdmission implements Admission {
       const { waiter } = terms;
       if (this.decidesLater(waiter)) break;
       headChanged ||= waiter === this.queue.head;
-      const { dimension, waitMs } = this.blocker(waiter.estimate);
+      const { dimension, waitMs } = this.blocker(waiter);
       this.dequeue(waiter);
       // What it still lacks, said as the whole wait it needed; a missing slot or a store down cannot be timed.
       const blocking = this.unavailable
@@ -321,13 +341,27 @@ export abstract class QueuedAdmission implements Admission {
   }
 
   /**
-   * Adds (`sign` 1) or removes (-1) a waiter's cost in the queued tallies that
-   * the wait prediction reads. Waiters with a deadline may time out before their
-   * turn, so they are left out: the prediction stays a lower bound.
+   * Adds (`sign` 1) or removes (-1) a waiter's cost in its class's queued
+   * tallies that the wait prediction reads. Waiters with a deadline may time out
+   * before their turn, so they are left out: the prediction stays a lower bound.
    */
   private count(waiter: Waiter, sign: 1 | -1): void {
     if (waiter.maxWaitMs !== Infinity) return;
-    for (const meter of this.meters.list) meter.queued += sign * costOf(meter.dimension.unit, waiter.estimate);
+    const rank = waiter.lane.band.rank;
+    for (const meter of this.meters.list) {
+      meter.queued[rank] = (meter.queued[rank] ?? 0) + sign * costOf(meter.dimension.unit, waiter.estimate);
+    }
+  }
+
+  /** A request's cost for sharing a class between tenants: ms of refill on the dimension it loads most. */
+  private fairCost(estimate: Estimate): number {
+    let most = 0;
+    for (const { dimension: d } of this.meters.list) {
+      if (!(d.limit > 0)) continue;
+      const ms = (costOf(d.unit, estimate) * d.windowMs) / d.limit;
+      if (ms > most) most = ms;
+    }
+    return most;
   }
 
   private isIdle(): boolean {

@@ -137,11 +137,14 @@ export class SharedAdmission extends QueuedAdmission {
       this.gathering = true;
       return;
     }
-    const waiters = [head];
-    // A retry holding its place (notBefore) stops the batch: those behind it stay behind it.
-    for (let next = head.next; next && waiters.length < MAX_BATCH && next.notBefore <= now; next = next.next) {
-      waiters.push(next);
-    }
+    // In the order the queue serves them; a retry holding its place (notBefore) stops the batch: those behind it
+    // stay behind it.
+    // A class with headroom books alone: its take is checked against the levels the store answers.
+    const alone = head.reserve > 0;
+    const waiters = this.queue.peek(
+      MAX_BATCH,
+      (next) => next === head || (!alone && next.notBefore <= now && next.reserve === 0),
+    );
     const costs = waiters.map((waiter) => this.link.costsOf(waiter.estimate));
     const batch: Batch = { waiters, costs, queued: new Set(waiters) };
     this.batch = batch;
@@ -181,6 +184,22 @@ export class SharedAdmission extends QueuedAdmission {
     return undefined; // admission books through the store: see `serve`
   }
 
+  /**
+   * A waiter of another lane (a more urgent class, a tenant served less) became
+   * the head while one waits for its booking to come due: that booking goes
+   * back, so the new head books next rather than behind it. (A retry at the
+   * head of the due waiter's own lane waits out its hold; the booking stands.)
+   */
+  protected override headArrived(head: Waiter): void {
+    const due = this.due;
+    if (due && due.waiter.lane !== head.lane) {
+      this.due = undefined;
+      this.alarm.clear();
+      this.link.giveBack(due.costs);
+    }
+    super.headArrived(head);
+  }
+
   protected blocker(): Blocker {
     return { dimension: "store", waitMs: Infinity };
   }
@@ -201,8 +220,10 @@ export class SharedAdmission extends QueuedAdmission {
     this.rearmDeadlines();
   }
 
-  private onBooked({ waiters, costs, queued }: Batch, booking: Booking): void {
+  private onBooked(batch: Batch, booking: Booking): void {
     this.link.booked(booking);
+    if (batch.waiters[0]!.reserve > 0 && this.intoReserve(batch, booking)) return;
+    const { waiters, costs, queued } = batch;
     for (let i = 0; i < booking.admitted; i++) {
       const lease = booking.leases[i];
       if (queued.delete(waiters[i]!)) this.admitBooked(waiters[i]!, booking.marks[i], lease);
@@ -229,6 +250,23 @@ export class SharedAdmission extends QueuedAdmission {
     }
     this.due = { waiter, costs: costs[i]!, marks: booking.marks[i]! };
     this.alarm.set(now + booking.waitMs);
+  }
+
+  /**
+   * A waiter of a class with headroom, booked alone: when its take left a level
+   * under the class's reserve (or was booked for later, which leaves one below
+   * zero), it goes back, and the waiter books again once the levels the store
+   * answered have refilled to the reserve. Returns whether it went back.
+   */
+  private intoReserve({ waiters, costs, queued }: Batch, booking: Booking): boolean {
+    if (booking.admitted === 0 && !booking.booked) return false; // nothing taken: a slot was missing
+    const waiter = waiters[0]!;
+    const waitMs = this.link.msUntilReserve(booking.levels, waiter.reserve);
+    if (waitMs === 0) return false;
+    this.cancel(costs[0]!, booking.leases[0]);
+    if (queued.has(waiter)) this.alarm.set(this.clock.now() + waitMs);
+    else this.pump();
+    return true;
   }
 
   private onAlarm(): void {

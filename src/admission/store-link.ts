@@ -80,6 +80,20 @@ export class StoreLink {
     });
   }
 
+  /**
+   * Ms until every dimension, from `levels` (a booking's answer, in the
+   * layout's order), refills to the fraction `reserve` of its capacity; 0 when all are there.
+   */
+  msUntilReserve(levels: readonly number[], reserve: number): number {
+    let waitMs = 0;
+    this.dimensions.forEach((d, i) => {
+      const missing = reserve * d.capacity - (levels[i] ?? 0);
+      // Float slack, as the booking script allows: refill can land a hair under a level reached exactly.
+      if (missing > 1e-9 * d.capacity) waitMs = Math.max(waitMs, (missing * d.windowMs) / d.limit);
+    });
+    return waitMs;
+  }
+
   /** Takes a concurrency lease (see {@link SharedStore.lease}). */
   lease(): Promise<{ readonly lease: string | undefined; readonly retryMs: number }> {
     return this.store.lease(this.layout);

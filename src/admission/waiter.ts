@@ -1,6 +1,7 @@
 import type { AbortSubscriber } from "../core/abort-fanout.js";
 import type { Estimate } from "../core/limits.js";
-import type { DeadlineEntry, LinkedEntry } from "./queue.js";
+import type { DeadlineEntry } from "./queue.js";
+import type { Lane, Place, Scheduled } from "./scheduler.js";
 import type { AdmittedCall } from "../core/reservation.js";
 
 let nextResolve: (reservation: AdmittedCall) => void = () => {};
@@ -39,23 +40,38 @@ export class WaiterTerms implements DeadlineEntry, AbortSubscriber {
 }
 
 /** A request waiting for admission. */
-export class Waiter implements LinkedEntry<Waiter> {
+export class Waiter implements Scheduled<Waiter> {
   prev: Waiter | undefined = undefined;
   next: Waiter | undefined = undefined;
   terms: WaiterTerms | undefined = undefined;
 
   private constructor(
     readonly estimate: Estimate,
-    /** Whether its request count may be given back once admitted (see `Limiter.predictWait`). */
-    readonly refundable: boolean,
+    /** Its lane (priority class and tenant), flagged when its request count may be given back once admitted. */
+    readonly place: Place<Waiter>,
     readonly resolve: (reservation: AdmittedCall) => void,
     readonly reject: (reason: unknown) => void,
   ) {}
 
   /** A waiter and the promise it settles. */
-  static create(estimate: Estimate, refundable: boolean): { waiter: Waiter; promise: Promise<AdmittedCall> } {
+  static create(
+    estimate: Estimate,
+    lane: Lane<Waiter>,
+    refundable: boolean,
+  ): { waiter: Waiter; promise: Promise<AdmittedCall> } {
     const promise = new Promise(capture);
-    return { waiter: new Waiter(estimate, refundable, nextResolve, nextReject), promise };
+    const place = refundable ? lane.flagged : lane.unflagged;
+    return { waiter: new Waiter(estimate, place, nextResolve, nextReject), promise };
+  }
+
+  /** Its priority class and tenant. */
+  get lane(): Lane<Waiter> {
+    return this.place.lane;
+  }
+
+  /** Whether its request count may be given back once admitted (see `Limiter.predictWait`). */
+  get refundable(): boolean {
+    return this.place.flag;
   }
 
   get signal(): AbortSignal | undefined {
@@ -68,6 +84,11 @@ export class Waiter implements LinkedEntry<Waiter> {
 
   get maxWaitMs(): number {
     return this.terms?.maxWaitMs ?? Infinity;
+  }
+
+  /** Fraction of every bucket's capacity its class leaves untouched. */
+  get reserve(): number {
+    return this.lane.band.reserve;
   }
 
   get notBefore(): number {

@@ -115,15 +115,17 @@ export class LocalBuckets {
 
   /**
    * Takes `estimate` from every dimension and one slot if all have room at monotonic time `now`; else takes nothing.
+   * `reserve`: the fraction of every dimension's capacity that must stay after the take (a priority's headroom).
    */
-  take(estimate: Estimate, now: number): boolean {
+  take(estimate: Estimate, now: number, reserve = 0): boolean {
     const buckets = this.buckets;
     if (this.concurrency !== undefined && this.inUse >= this.concurrency) return false;
     for (let i = 0; i < buckets.length; i++) {
       const bucket = buckets[i]!;
       const cost = costOf(bucket.dimension.unit, estimate);
       refill(bucket, now);
-      if (!covers(bucket.level - bucket.floor, cost) || (cost > 0 && bucket.pausedUntil > now)) return false;
+      const kept = reserve > 0 ? keptBack(bucket, reserve) : bucket.floor;
+      if (!covers(bucket.level - kept, cost) || (cost > 0 && bucket.pausedUntil > now)) return false;
     }
     for (let i = 0; i < buckets.length; i++) {
       const bucket = buckets[i]!;
@@ -136,16 +138,19 @@ export class LocalBuckets {
     return true;
   }
 
-  /** What keeps `estimate` out now (call after `take` said no); `ownOnly`: leaving out a group's shared buckets. */
-  blocker(estimate: Estimate, ownOnly = false): Blocker {
+  /**
+   * What keeps `estimate`, taken with `reserve` (see {@link take}), out now (call after `take` said no);
+   * `ownOnly`: leaving out a group's shared buckets.
+   */
+  blocker(estimate: Estimate, reserve = 0, ownOnly = false): Blocker {
     const now = this.clock.now();
     let dimension = "";
     let waitMs = 0;
     for (const bucket of this.buckets) {
       if (ownOnly && this.pool?.holds(bucket.dimension.name)) continue;
       const cost = costOf(bucket.dimension.unit, estimate);
-      // Held back by the start-up probe, the level must refill past its floor as well.
-      const wait = waitFor(bucket, cost, cost + bucket.floor, now);
+      // Held back by the start-up probe or a headroom, the level must refill past that as well.
+      const wait = waitFor(bucket, cost, cost + (reserve > 0 ? keptBack(bucket, reserve) : bucket.floor), now);
       if (wait > waitMs) {
         waitMs = wait;
         dimension = bucket.dimension.name;
@@ -305,6 +310,11 @@ export class LocalBuckets {
     for (const bucket of this.buckets) view[bucket.dimension.name] = snapshotOf(bucket, now);
     return view;
   }
+}
+
+/** What a take must leave in `bucket`: the start-up probe's floor, or the headroom `reserve` of its capacity. */
+function keptBack(bucket: Bucket, reserve: number): number {
+  return Math.max(bucket.floor, reserve * bucket.capacity);
 }
 
 /** A bucket's state at monotonic `now` (refilled to it). */

@@ -65,12 +65,17 @@ export class RequestTooLargeError extends LimiterError {
     readonly dimension: string,
     /** The request's cost on that dimension. */
     readonly cost: number,
-    /** The dimension's capacity (burst size). */
+    /** The dimension's capacity (burst size), less the headroom its priority class leaves. */
     readonly capacity: number,
+    /** The part of the capacity the request's priority class never takes (its `headroom`); 0 for none. */
+    readonly headroom = 0,
   ) {
     super(
       "REQUEST_TOO_LARGE",
-      `Request costs ${cost} on "${dimension}" but its capacity is ${capacity}; it can never be admitted`,
+      headroom > 0
+        ? `Request costs ${cost} on "${dimension}" but its priority may take only ${capacity} of it (the rest is ` +
+            `headroom); it can never be admitted`
+        : `Request costs ${cost} on "${dimension}" but its capacity is ${capacity}; it can never be admitted`,
     );
   }
 }

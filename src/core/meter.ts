@@ -5,8 +5,11 @@ export interface Meter {
   readonly name: string;
   /** The dimension as it is configured now. */
   dimension: Dimension;
-  /** Cost of the queued waiters that cannot time out (the wait prediction's lower bound). */
-  queued: number;
+  /**
+   * Per priority class (by rank), cost of the queued waiters that cannot time
+   * out (the wait prediction's lower bound).
+   */
+  queued: number[];
   /** Charges held by unreleased reservations: what settles could still refund. */
   held: number;
   /**
@@ -20,5 +23,5 @@ export interface Meter {
 
 /** A new meter for `dimension`. */
 export function createMeter(dimension: Dimension): Meter {
-  return { name: dimension.name, dimension, queued: 0, held: 0, admitted: 0, retired: false };
+  return { name: dimension.name, dimension, queued: [], held: 0, admitted: 0, retired: false };
 }

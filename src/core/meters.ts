@@ -52,17 +52,27 @@ export class Meters {
     this.plainFit = this.split ? -1 : Math.min(Infinity, ...capacities);
   }
 
-  /** Why `estimate` can never be admitted under the budget in force, if it cannot. */
-  problemWith(estimate: Estimate): Error | undefined {
+  /**
+   * Why `estimate` can never be admitted under the budget in force, if it
+   * cannot, for a class that leaves the fraction `reserve` of every capacity untouched.
+   */
+  problemWith(estimate: Estimate, reserve = 0): Error | undefined {
     // The common estimate, a plain token count that fits every capacity, takes two comparisons.
-    if (typeof estimate === "number" && estimate >= 0 && estimate <= this.plainFit && estimate !== Infinity) {
+    if (
+      reserve === 0 &&
+      typeof estimate === "number" &&
+      estimate >= 0 &&
+      estimate <= this.plainFit &&
+      estimate !== Infinity
+    ) {
       return undefined;
     }
     const problem = amountProblem("estimate", estimate, this.split);
     if (problem) return problem;
     for (const d of this.dimensions) {
       const cost = costOf(d.unit, estimate);
-      if (cost > d.capacity) return new RequestTooLargeError(d.name, cost, d.capacity);
+      const room = d.capacity * (1 - reserve);
+      if (cost > room) return new RequestTooLargeError(d.name, cost, room, d.capacity - room);
     }
     return undefined;
   }

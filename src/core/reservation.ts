@@ -63,12 +63,17 @@ export interface CallHost {
   parse(headers: HeaderInput, options: SyncOptions | undefined): RateLimitView;
   /** Applies read headers that the request of `origin` carried. */
   apply(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): void;
-  /** Admits a retry at the head of the queue, not before monotonic time `notBefore`. */
+  /**
+   * Admits a retry at the head of its priority class (`rank`) and tenant's
+   * queue, not before monotonic time `notBefore`.
+   */
   readmit(
     estimate: Estimate,
     signal: AbortSignal | undefined,
     notBefore: number,
     refundable: boolean,
+    rank: number,
+    tenant: string | undefined,
   ): Promise<AdmittedCall>;
   now(): number;
   warn(warning: Error): void;

@@ -7,6 +7,9 @@ export interface RunPlan {
   readonly refundOnError: boolean;
   readonly retry: RetryPolicy | undefined;
   readonly signal: AbortSignal | undefined;
+  /** The call's priority class (0 the most urgent) and tenant, which its retries keep. */
+  readonly rank: number;
+  readonly tenant: string | undefined;
 }
 
 type Fn<T> = (reservation: Reservation) => Promise<RunResult<T>> | RunResult<T>;
@@ -52,6 +55,8 @@ async function runRetrying<T>(first: AdmittedCall, fn: Fn<T>, plan: RunPlan, ret
         plan.signal,
         reservation.host.now() + delay,
         plan.refundOnError,
+        plan.rank,
+        plan.tenant,
       );
       continue;
     }
