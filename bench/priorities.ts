@@ -8,7 +8,7 @@
  *   npx tsx bench/priorities.ts   (npm run bench:priorities)
  */
 import { writeFileSync } from "node:fs";
-import { onVirtualTime } from "../examples/demo/virtual-time.js";
+import { onVirtualTime } from "../src/simulate/virtual-time.js";
 import { Limiter, type LimiterOptions } from "../src/index.js";
 import { sleep } from "./goodput/retry.js";
 import { markdownTable, whole } from "./table.js";
