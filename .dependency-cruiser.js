@@ -62,7 +62,7 @@ const layers = [
   ["testingEntry", ["testing", "simulate"]],
   ["testing", ["core", "testing"]],
   // A group is made of limiters: it builds on the facade (limiter.ts, modes.ts); only index.ts imports it back.
-  ["group", ["core", "headers", "buckets", "admission", "options", "facade", "group"]],
+  ["group", ["core", "headers", "buckets", "admission", "options", "facade", "fetch", "group"]],
   // simulate() drives a Limiter (the facade) against the simulator on fake timers (loaded when it runs, bundled
   // into the CLI); its CLI flags read as plan's do.
   ["simulate", ["simulate", "core", "testing", "facade", "plan", "fakeTimers"]],
@@ -71,7 +71,7 @@ const layers = [
   // The limited fetch admits through a Reservation's interface, never the Limiter itself (which builds it).
   ["fetch", ["core", "estimate", "options", "fetch"]],
   // The AI SDK middleware sits on the public surface: the Limiter, the core's types, the estimates; not admission.
-  ["ai", ["ai", "facade", "core", "estimate", "fetch", "aiSdk"]],
+  ["ai", ["ai", "facade", "group", "core", "estimate", "fetch", "aiSdk"]],
   ["facade", ["src"]],
 ];
 

@@ -25,5 +25,5 @@ export type { DimensionPlan, Plan, PlanInput } from "./plan/index.js";
 export type { Booking, SharedDimension, SharedLayout, SharedStore, StoreFailurePolicy } from "./store/shared-store.js";
 export { estimateRequest } from "./estimate/index.js";
 export type { Endpoint, EstimateRequestOptions, ImageSize, RequestEstimate, Tokenizer } from "./estimate/index.js";
-export { ADMITTED_HEADER } from "./fetch/index.js";
+export { ADMITTED_HEADER, PRIORITY_HEADER, TENANT_HEADER } from "./fetch/index.js";
 export type { FetchOptions, FetchRequestInfo } from "./fetch/index.js";

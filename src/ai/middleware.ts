@@ -2,7 +2,8 @@ import type { LanguageModelMiddleware } from "ai";
 import type { Estimate } from "../core/limits.js";
 import type { Reservation } from "../core/reservation.js";
 import { shown } from "../core/values.js";
-import { ADMITTED_HEADER } from "../fetch/admitted-header.js";
+import { ADMITTED_HEADER, PRIORITY_HEADER, TENANT_HEADER } from "../fetch/call-headers.js";
+import type { LimiterGroup } from "../group/group.js";
 import type { Limiter } from "../limiter.js";
 import { failedResponse } from "./failure.js";
 import { resolveMiddlewareOptions, type RateLimitMiddlewareOptions } from "./options.js";
@@ -13,6 +14,12 @@ import type { GenerateResult, ModelCallParams, StreamResult, WrappedModel } from
 
 /** What the middleware needs of a limiter: a whole call admitted (`run`), or one held over a stream (`acquire`). */
 type Admitter = Pick<Limiter, "run" | "acquire">;
+
+/** A call's priority and tenant, as its headers named them (the headers are stripped before the call is sent). */
+interface CallTerms {
+  readonly priority: string | undefined;
+  readonly tenant: string | undefined;
+}
 
 /**
  * A middleware for the AI SDK's `wrapLanguageModel` that keeps every call of the wrapped model inside the
@@ -27,6 +34,9 @@ type Admitter = Pick<Limiter, "run" | "acquire">;
  *
  * Each attempt of the AI SDK's own retries (`maxRetries`) is admitted and counted. The calls it admits carry the
  * request header `x-llm-limiter-admitted`, so a `limiter.fetch()` under the provider does not count them again.
+ * With a {@link LimiterGroup}, each call is admitted by the member named by the model's id. A call's
+ * `x-llm-limiter-priority` and `x-llm-limiter-tenant` headers (`headers` of `generateText`) name its
+ * priority and tenant in place of the options', and are not sent.
  *
  * @example
  * ```ts
@@ -44,11 +54,21 @@ type Admitter = Pick<Limiter, "run" | "acquire">;
  * ```
  */
 export function rateLimitMiddleware(
-  limiter: Limiter,
+  limiter: Limiter | LimiterGroup,
   options: RateLimitMiddlewareOptions = {},
 ): LanguageModelMiddleware {
   const limiterFor = limiterOfModel(limiter);
   const settings = resolveMiddlewareOptions(options);
+  // Keyed by the params object transformParams returns, which the AI SDK hands to wrapGenerate / wrapStream.
+  const terms = new WeakMap<ModelCallParams, CallTerms>();
+  const admission = (params: ModelCallParams) => {
+    const named = terms.get(params);
+    return {
+      signal: params.abortSignal,
+      priority: named?.priority ?? settings.priority,
+      tenant: named?.tenant ?? settings.tenant,
+    };
+  };
   const estimateOf = (params: ModelCallParams, model: WrappedModel): Estimate =>
     settings.estimate
       ? settings.estimate(params, model)
@@ -57,7 +77,20 @@ export function rateLimitMiddleware(
   return {
     specificationVersion: "v3",
     // Every call that reaches the provider through here was admitted here.
-    transformParams: async ({ params }) => ({ ...params, headers: { ...params.headers, [ADMITTED_HEADER]: "1" } }),
+    transformParams: async ({ params }) => {
+      const headers: Record<string, string | undefined> = { [ADMITTED_HEADER]: "1" };
+      let priority: string | undefined;
+      let tenant: string | undefined;
+      for (const [name, value] of Object.entries(params.headers ?? {})) {
+        const lower = name.toLowerCase();
+        if (lower === PRIORITY_HEADER) priority = value;
+        else if (lower === TENANT_HEADER) tenant = value;
+        else headers[name] = value;
+      }
+      const transformed = { ...params, headers };
+      terms.set(transformed, { priority, tenant });
+      return transformed;
+    },
     async wrapGenerate({ doGenerate, params, model }) {
       const countCacheReads = settings.countCacheReads(model);
       return limiterFor(model).run(
@@ -72,12 +105,12 @@ export function rateLimitMiddleware(
           if (result.response?.headers) reservation.sync(result.response.headers);
           return { value: result, used: settledUsage(result.usage, countCacheReads) };
         },
-        { signal: params.abortSignal },
+        admission(params),
       );
     },
     async wrapStream({ doStream, params, model }) {
       const countCacheReads = settings.countCacheReads(model);
-      const reservation = await limiterFor(model).acquire(estimateOf(params, model), { signal: params.abortSignal });
+      const reservation = await limiterFor(model).acquire(estimateOf(params, model), admission(params));
       let result: StreamResult;
       try {
         result = await doStream();
@@ -100,14 +133,16 @@ function failed(reservation: Reservation, error: unknown): never {
   throw error;
 }
 
-/**
- * The limiter that admits a model's calls. One limiter serves every model today; a limiter per model id (a
- * group's member) fits in here.
- */
-function limiterOfModel(limiter: Limiter): (model: WrappedModel) => Admitter {
-  const candidate = limiter as Partial<Admitter> | null | undefined;
-  if (typeof candidate?.run !== "function" || typeof candidate.acquire !== "function") {
-    throw new TypeError(`rateLimitMiddleware(): limiter must be a Limiter, got ${shown(limiter)}`);
+/** The limiter that admits a model's calls: the one limiter, or the group's member named by the model's id. */
+function limiterOfModel(limiter: Limiter | LimiterGroup): (model: WrappedModel) => Admitter {
+  const candidate = limiter as Partial<Admitter & Pick<LimiterGroup, "for">> | null | undefined;
+  if (typeof candidate?.for === "function" && typeof candidate.run === "function") {
+    const group = limiter as LimiterGroup;
+    return (model) => group.for(model.modelId);
   }
-  return () => limiter;
+  if (typeof candidate?.run !== "function" || typeof candidate.acquire !== "function") {
+    throw new TypeError(`rateLimitMiddleware(): limiter must be a Limiter or a LimiterGroup, got ${shown(limiter)}`);
+  }
+  const one = limiter as Limiter;
+  return () => one;
 }

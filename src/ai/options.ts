@@ -38,6 +38,18 @@ export interface RateLimitMiddlewareOptions {
    * `vertex.anthropic.messages`), else `true`
    */
   countCacheReads?: boolean;
+  /**
+   * The priority class of every call through the middleware (one of the limiter's `priorities`); a call's
+   * `x-llm-limiter-priority` header names another for that call.
+   * @default `undefined`: the limiter's `defaultPriority`
+   */
+  priority?: string;
+  /**
+   * Whom every call through the middleware is for (see `tenant` on `run`); a call's `x-llm-limiter-tenant`
+   * header names another for that call.
+   * @default `undefined`: the calls share as one tenant
+   */
+  tenant?: string;
 }
 
 /** The middleware's options with their defaults, checked. */
@@ -45,9 +57,17 @@ export interface ResolvedMiddlewareOptions {
   readonly defaultMaxOutputTokens: number;
   readonly estimate: ((params: ModelCallParams, model: WrappedModel) => Estimate) | undefined;
   readonly countCacheReads: (model: WrappedModel) => boolean;
+  readonly priority: string | undefined;
+  readonly tenant: string | undefined;
 }
 
-const KEYS: readonly (keyof RateLimitMiddlewareOptions)[] = ["defaultMaxOutputTokens", "estimate", "countCacheReads"];
+const KEYS: readonly (keyof RateLimitMiddlewareOptions)[] = [
+  "defaultMaxOutputTokens",
+  "estimate",
+  "countCacheReads",
+  "priority",
+  "tenant",
+];
 
 /** What a call without `maxOutputTokens` reserves of output, unless told otherwise. */
 const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
@@ -61,7 +81,7 @@ export function resolveMiddlewareOptions(options: RateLimitMiddlewareOptions): R
   for (const key of Object.keys(given)) {
     if (!(KEYS as readonly string[]).includes(key)) throw unknownOption("rateLimitMiddleware()", key, KEYS);
   }
-  const { defaultMaxOutputTokens = DEFAULT_MAX_OUTPUT_TOKENS, estimate, countCacheReads } = options;
+  const { defaultMaxOutputTokens = DEFAULT_MAX_OUTPUT_TOKENS, estimate, countCacheReads, priority, tenant } = options;
   if (typeof defaultMaxOutputTokens !== "number") throw notANumber("defaultMaxOutputTokens", defaultMaxOutputTokens);
   if (!Number.isInteger(defaultMaxOutputTokens) || defaultMaxOutputTokens < 0) {
     throw new RangeError(`defaultMaxOutputTokens must be an integer >= 0, got ${defaultMaxOutputTokens}`);
@@ -72,9 +92,18 @@ export function resolveMiddlewareOptions(options: RateLimitMiddlewareOptions): R
   if (countCacheReads !== undefined && typeof countCacheReads !== "boolean") {
     throw new TypeError(`countCacheReads must be a boolean, got ${shown(countCacheReads)}`);
   }
+  for (const [name, value] of [
+    ["priority", priority],
+    ["tenant", tenant],
+  ] as const) {
+    if (value !== undefined && typeof value !== "string")
+      throw new TypeError(`${name} must be a string, got ${shown(value)}`);
+  }
   return {
     defaultMaxOutputTokens,
     estimate,
     countCacheReads: countCacheReads === undefined ? countsCacheReads : () => countCacheReads,
+    priority,
+    tenant,
   };
 }

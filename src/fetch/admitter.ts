@@ -7,5 +7,8 @@ export interface Admitter {
   acquire(estimate: Estimate, options?: AcquireOptions): Promise<Reservation>;
 }
 
-/** Picks who admits a request: by its model (the body's `model`, Azure's deployment), `undefined` when unknown. */
-export type PickAdmitter = (model: string | undefined) => Admitter;
+/**
+ * Picks who admits a request by its model (the body's `model`, Azure's deployment; `undefined` when it names
+ * none). Returning `undefined` sends the request unadmitted: a group has no budget for a request of no model.
+ */
+export type PickAdmitter = (model: string | undefined) => Admitter | undefined;

@@ -1,4 +1,4 @@
 export { limitedFetch } from "./limited-fetch.js";
-export { ADMITTED_HEADER } from "./admitted-header.js";
+export { ADMITTED_HEADER, PRIORITY_HEADER, TENANT_HEADER } from "./call-headers.js";
 export type { Admitter, PickAdmitter } from "./admitter.js";
 export type { FetchOptions, FetchRequestInfo } from "./options.js";

@@ -37,7 +37,13 @@ export function limitedFetch(pick: PickAdmitter, options?: FetchOptions): typeof
     const send = settings.fetch ?? globalThis.fetch;
     if (request.admitted) return send(request.input, request.init);
     const plan = planOf(request, settings);
-    const reservation = await pick(plan.model).acquire(plan.estimate, { signal: request.signal });
+    const admitter = pick(plan.model);
+    if (!admitter) return send(request.input, request.init);
+    const reservation = await admitter.acquire(plan.estimate, {
+      signal: request.signal,
+      priority: request.priority ?? settings.priority,
+      tenant: request.tenant ?? settings.tenant,
+    });
     let response: Response;
     try {
       response = await send(request.input, plan.init);

@@ -63,4 +63,16 @@ export interface FetchOptions {
    * @default true
    */
   streamUsage?: boolean;
+  /**
+   * The priority class of every request through this fetch (one of the limiter's `priorities`); a request's
+   * `x-llm-limiter-priority` header (`PRIORITY_HEADER`) names another for that call, and is stripped.
+   * @default `undefined`: the limiter's `defaultPriority`
+   */
+  priority?: string;
+  /**
+   * Whom every request through this fetch is for (see `tenant` on `run`); a request's
+   * `x-llm-limiter-tenant` header (`TENANT_HEADER`) names another for that call, and is stripped.
+   * @default `undefined`: the calls share as one tenant
+   */
+  tenant?: string;
 }

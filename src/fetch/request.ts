@@ -1,4 +1,4 @@
-import { ADMITTED_HEADER } from "./admitted-header.js";
+import { ADMITTED_HEADER, PRIORITY_HEADER, TENANT_HEADER } from "./call-headers.js";
 
 type FetchInput = Parameters<typeof globalThis.fetch>[0];
 
@@ -14,19 +14,25 @@ export interface ReadRequest {
   readonly signal: AbortSignal | undefined;
   /** Another layer already admitted the call (the header was present, and is stripped from `init`). */
   readonly admitted: boolean;
+  /** The priority class the call's header names, stripped from `init`. */
+  readonly priority: string | undefined;
+  /** The tenant the call's header names, stripped from `init`. */
+  readonly tenant: string | undefined;
   readonly input: FetchInput;
   readonly init: RequestInit | undefined;
 }
 
-/** Reads the URL, method, JSON body and signal of a fetch call; strips the admitted header. */
+/** Reads the URL, method, JSON body and signal of a fetch call; strips the headers meant for llm-limiter. */
 export async function readRequest(input: FetchInput, init: RequestInit | undefined): Promise<ReadRequest> {
   const request = input instanceof Request ? input : undefined;
   const url = urlOf(request ? request.url : (input as string | URL));
   const method = (init?.method ?? request?.method ?? "GET").toUpperCase();
   const headers = new Headers(init?.headers ?? request?.headers);
   const admitted = headers.has(ADMITTED_HEADER);
-  if (admitted) {
-    headers.delete(ADMITTED_HEADER);
+  const priority = headers.get(PRIORITY_HEADER) ?? undefined;
+  const tenant = headers.get(TENANT_HEADER) ?? undefined;
+  if (admitted || priority !== undefined || tenant !== undefined) {
+    for (const name of [ADMITTED_HEADER, PRIORITY_HEADER, TENANT_HEADER]) headers.delete(name);
     init = { ...init, headers };
   }
   // Only a JSON POST is estimated: an upload is not read at all.
@@ -40,6 +46,8 @@ export async function readRequest(input: FetchInput, init: RequestInit | undefin
     rewritable: fromInit && text !== undefined,
     signal: init?.signal ?? request?.signal ?? undefined,
     admitted,
+    priority,
+    tenant,
     input,
     init,
   };

@@ -10,12 +10,15 @@ export interface FetchSettings {
   readonly counting: Counting;
   readonly countCacheReads: boolean;
   readonly streamUsage: boolean;
+  readonly priority: string | undefined;
+  readonly tenant: string | undefined;
 }
 
 /** Checks the options at once: a `TypeError` or `RangeError` names the first bad one. */
 export function resolveFetchOptions(options: FetchOptions = {}): FetchSettings {
   if (typeof options !== "object" || options === null) throw new TypeError("fetch(): options must be an object");
-  const { fetch, estimate, defaultMaxTokens, tokenizer, imageSize, countCacheReads, streamUsage } = options;
+  const { fetch, estimate, defaultMaxTokens, tokenizer, imageSize, countCacheReads, streamUsage, priority, tenant } =
+    options;
   for (const [name, value] of [
     ["fetch", fetch],
     ["estimate", estimate],
@@ -29,6 +32,12 @@ export function resolveFetchOptions(options: FetchOptions = {}): FetchSettings {
   ] as const) {
     if (value !== undefined && typeof value !== "boolean") throw new TypeError(`fetch(): ${name} must be a boolean`);
   }
+  for (const [name, value] of [
+    ["priority", priority],
+    ["tenant", tenant],
+  ] as const) {
+    if (value !== undefined && typeof value !== "string") throw new TypeError(`fetch(): ${name} must be a string`);
+  }
   const counting = countingOf({
     ...(defaultMaxTokens !== undefined && { defaultMaxTokens }),
     ...(tokenizer && { tokenizer }),
@@ -40,5 +49,7 @@ export function resolveFetchOptions(options: FetchOptions = {}): FetchSettings {
     counting,
     countCacheReads: countCacheReads ?? false,
     streamUsage: streamUsage ?? true,
+    priority,
+    tenant,
   };
 }

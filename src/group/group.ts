@@ -8,6 +8,7 @@ import { LimiterClosedError } from "../core/errors.js";
 import type { Estimate, Limits } from "../core/limits.js";
 import type { Meter } from "../core/meter.js";
 import type { Reservation } from "../core/reservation.js";
+import { limitedFetch, type FetchOptions } from "../fetch/index.js";
 import { joinGroup, type Limiter, type LimiterSnapshot } from "../limiter.js";
 import type { GroupSeat } from "../modes.js";
 import type { RunOptions, RunResult } from "../options.js";
@@ -114,6 +115,15 @@ export class LimiterGroup {
     }
     const context = { clock: this.clock, provider: this.config.common.provider, moveAfterMs: this.config.moveAfterMs };
     return runOnSoonest(candidates, estimate, fn, options, context);
+  }
+
+  /**
+   * `limiter.fetch()` for the whole group: each request is admitted by the member its model names (the
+   * body's `model`, Azure's deployment in the URL), made from `default` when not listed. A request that
+   * names no model (a `GET` of the model list) is sent unadmitted: no member's budget covers it.
+   */
+  fetch(options?: FetchOptions): typeof globalThis.fetch {
+    return limitedFetch((model) => (model === undefined ? undefined : this.for(model)), options);
   }
 
   /** Every member's snapshot, and the shared dimensions' levels. */

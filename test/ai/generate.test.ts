@@ -1,7 +1,7 @@
 import { generateText } from "ai";
 import { describe, expect, it } from "vitest";
 import { rateLimitMiddleware } from "../../src/ai/index.js";
-import { ADMITTED_HEADER } from "../../src/fetch/admitted-header.js";
+import { ADMITTED_HEADER } from "../../src/fetch/call-headers.js";
 import { textTokens } from "../../src/estimate/text.js";
 import { Limiter } from "../../src/index.js";
 import { useSimulator } from "../integration/helpers.js";
