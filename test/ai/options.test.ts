@@ -15,7 +15,7 @@ describe("rateLimitMiddleware()", () => {
   it.each([undefined, null, 42, {}, { run: () => 0 }])("throws TypeError at once for a limiter %o", (bad) => {
     const call = (): unknown => rateLimitMiddleware(bad as unknown as Limiter);
     expect(call).toThrow(TypeError);
-    expect(call).toThrow(/^rateLimitMiddleware\(\): limiter must be a Limiter, got /);
+    expect(call).toThrow(/^rateLimitMiddleware\(\): limiter must be a Limiter or a LimiterGroup, got /);
   });
 
   it.each<[string, unknown, ErrorConstructor, RegExp]>([

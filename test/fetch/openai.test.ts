@@ -85,6 +85,12 @@ describe("limiter.fetch() on the OpenAI SDK", () => {
     expect(limiter.snapshot()).toMatchObject({ queued: 0, inFlight: 0, concurrency: { available: 1 } });
   });
 
+});
+
+describe("limiter.fetch() on the OpenAI SDK, its quota spent", () => {
+  // A simulator of its own: the calls of other tests may still hold some of the quota to spend.
+  const sim = useSimulator({ tpm: 60_000, latencyMs: 2, answerTokens: () => 10 });
+
   it("with SDK retries off, syncs the 429 and surfaces it", async () => {
     const { limiter, openai, calls } = setUp(sim().server);
     await spend(sim().provider, 60_000);
