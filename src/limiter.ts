@@ -3,7 +3,7 @@ import { checkMaxWaitMs, resolveOptions } from "./config.js";
 import { buildBudget, mergeLimits, type Budget } from "./core/budget.js";
 import { wholeUnits } from "./core/bucket.js";
 import type { Clock } from "./core/clock.js";
-import { LimiterClosedError } from "./core/errors.js";
+import { LimiterClosedError, LimiterError } from "./core/errors.js";
 import { Ledger } from "./core/ledger.js";
 import type { Estimate, LimitChanges, Limits } from "./core/limits.js";
 import { Meters } from "./core/meters.js";
@@ -12,6 +12,10 @@ import type { AdmittedCall, CallHost, Reservation } from "./core/reservation.js"
 import { retryPolicy } from "./core/retry.js";
 import { runAdmitted, type RunPlan } from "./core/run.js";
 import type { DimensionSnapshot } from "./buckets/types.js";
+import { EventHub } from "./events/hub.js";
+import { rejection } from "./events/payloads.js";
+import type { Disposer, LimiterEventName, LimiterListener } from "./events/types.js";
+import { dimensionStats, queueStats, type DimensionStats } from "./core/usage-stats.js";
 import type { HeaderInput, RateLimitView } from "./headers/types.js";
 import { modeFor } from "./modes.js";
 import type { AcquireOptions, LimiterOptions, RunOptions, RunResult, SyncOptions } from "./options.js";
@@ -22,8 +26,11 @@ const PLAIN_RUN: RunPlan = { refundOnError: false, retry: undefined, signal: und
 
 /** What {@link Limiter.snapshot} returns: every budget with its level, and the counts of requests. */
 export interface LimiterSnapshot {
-  /** Every dimension by name (`rpm`, `tpm`, a custom one, one learned from headers), levels floored. */
-  readonly dimensions: Record<string, DimensionSnapshot>;
+  /**
+   * Every dimension by name (`rpm`, `tpm`, a custom one, one learned from headers), levels floored,
+   * with its use over the last window.
+   */
+  readonly dimensions: Record<string, DimensionSnapshot & DimensionStats>;
   /** Present when a concurrency limit is configured: the limit and the slots free now. */
   readonly concurrency?: {
     /** The configured `concurrency`: requests in flight at once. */
@@ -35,6 +42,8 @@ export interface LimiterSnapshot {
   readonly queued: number;
   /** Admitted requests not yet released. */
   readonly inFlight: number;
+  /** Milliseconds the longest-waiting queued request has waited; 0 when nothing waits. */
+  readonly oldestWaitMs: number;
 }
 
 /**
@@ -52,6 +61,7 @@ export class Limiter {
   private readonly ledger: Ledger;
   private readonly admission: Admission;
   private readonly headers: HeaderSync;
+  private readonly events = new EventHub((warning) => this.warn(warning));
   private readonly host: CallHost = {
     // Only into the dimension the reservation was charged on, not one re-added under its name.
     give: (meter, amount, chargedAt) => {
@@ -69,6 +79,7 @@ export class Limiter {
     now: () => this.clock.now(),
     warn: (warning) => this.warn(warning),
     classify: (error) => this.headers.classify(error),
+    events: this.events.channels,
   };
 
   constructor(options: LimiterOptions = {}) {
@@ -79,11 +90,18 @@ export class Limiter {
     this.warn = resolved.onWarning;
     this.limits = resolved.limits;
     this.ledger = new Ledger(this.host, this.meters);
-    const parts = { clock: this.clock, meters: this.meters, ledger: this.ledger, maxQueue: resolved.maxQueue };
+    const { channels } = this.events;
+    const parts = {
+      clock: this.clock,
+      meters: this.meters,
+      ledger: this.ledger,
+      maxQueue: resolved.maxQueue,
+      events: channels,
+    };
     // A caller that set `initial` said how the key stands: no start-up probe.
     const mode = modeFor(resolved, parts, options.initial === undefined);
     this.admission = mode.admission;
-    this.headers = new HeaderSync(mode.levels, this.clock, resolved.provider);
+    this.headers = new HeaderSync(mode.levels, this.clock, resolved.provider, channels, resolved.driftMargin);
     this.apply(budget);
   }
 
@@ -106,7 +124,7 @@ export class Limiter {
         : PLAIN_RUN;
       admitted = this.admitNow(estimate, options, plan.refundOnError);
     } catch (error) {
-      return Promise.reject(error);
+      return this.refused(estimate, error);
     }
     if (admitted) return runAdmitted(admitted, fn, plan);
     return this.enqueue(estimate, options, plan.refundOnError).then((call) => runAdmitted(call, fn, plan));
@@ -119,7 +137,7 @@ export class Limiter {
       const admitted = this.admitNow(estimate, options, true);
       return admitted ? Promise.resolve(admitted) : this.enqueue(estimate, options, true);
     } catch (error) {
-      return Promise.reject(error);
+      return this.refused(estimate, error);
     }
   }
 
@@ -156,13 +174,29 @@ export class Limiter {
     return view;
   }
 
-  /** Current levels of every dimension (floored: what a request could take now), the concurrency slots, the queue. */
+  /**
+   * Adds `listener` to event `name` (see {@link LimiterEvents}); the returned function removes it.
+   * Listeners run synchronously; one that throws is reported through `onWarning` and admission carries on.
+   * Nothing is built for an event nobody listens to.
+   */
+  on<K extends LimiterEventName>(name: K, listener: LimiterListener<K>): Disposer {
+    return this.events.on(name, listener);
+  }
+
+  /**
+   * Current levels of every dimension (floored: what a request could take now) with their use over the
+   * last window, the concurrency slots, the queue.
+   */
   snapshot(): LimiterSnapshot {
+    const now = this.clock.now();
     const levels = this.admission.levels();
-    const dimensions: Record<string, DimensionSnapshot> = {};
-    for (const [name, d] of Object.entries(levels.dimensions))
-      dimensions[name] = { ...d, available: wholeUnits(d.available) };
-    const counts = { queued: this.admission.queued, inFlight: this.ledger.inFlight };
+    const queue = queueStats(this.admission.waiting(), this.meters.list, now);
+    const dimensions: LimiterSnapshot["dimensions"] = {};
+    for (const [name, d] of Object.entries(levels.dimensions)) {
+      const stats = dimensionStats(this.meters.byName.get(name), queue.costs.get(name) ?? 0, now);
+      dimensions[name] = { ...d, available: wholeUnits(d.available), ...stats };
+    }
+    const counts = { queued: this.admission.queued, inFlight: this.ledger.inFlight, oldestWaitMs: queue.oldestWaitMs };
     const limit = this.meters.concurrency;
     if (limit === undefined) return { dimensions, ...counts };
     return { dimensions, concurrency: { limit, available: limit - levels.slotsInUse }, ...counts };
@@ -195,7 +229,16 @@ export class Limiter {
     if (this.headers.learn(view, origin, failure, this.meters)) this.reconfigure(buildBudget(this.limits), false);
     const pausedUntil = this.headers.apply(view, origin, failure, this.meters, this.ledger.admissions);
     if (pausedUntil > 0) this.admission.pauseAll(pausedUntil);
+    const { synced, rateLimited } = this.events.channels;
+    synced?.emit({ view, status: options?.status });
+    if (failure) rateLimited?.emit({ failure, retryAfterMs: failure.retryAfterMs, view });
     this.admission.resume();
+  }
+
+  /** A request refused before it could queue: `rejected` listeners hear of the limiter's own refusals. */
+  private refused(estimate: Estimate, error: unknown): Promise<never> {
+    if (error instanceof LimiterError) this.events.channels.rejected?.emit(rejection(estimate, error, 0));
+    return Promise.reject(error);
   }
 
   /**

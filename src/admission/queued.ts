@@ -8,6 +8,8 @@ import type { Ledger } from "../core/ledger.js";
 import type { Estimate } from "../core/limits.js";
 import type { Meters } from "../core/meters.js";
 import type { AdmittedCall } from "../core/reservation.js";
+import type { Channels } from "../events/hub.js";
+import { rejection } from "../events/payloads.js";
 import { Alarm } from "./alarm.js";
 import { DeadlineHeap, Fifo } from "./queue.js";
 import { Waiter, WaiterTerms } from "./waiter.js";
@@ -31,14 +33,17 @@ export abstract class QueuedAdmission implements Admission {
   protected pausedUntil = 0;
   private shut = false;
   private idleResolvers: (() => void)[] = [];
+  protected readonly events: Channels;
   private readonly abandon = (waiter: Waiter): void => {
     const wasHead = waiter === this.queue.head;
     this.dequeue(waiter);
+    this.refused(waiter.estimate, waiter.signal!.reason, waiter.queuedAt);
     waiter.reject(waiter.signal!.reason);
     this.afterRemoval(wasHead);
   };
 
-  constructor({ clock, meters, ledger, maxQueue }: AdmissionParts) {
+  constructor({ clock, meters, ledger, maxQueue, events }: AdmissionParts) {
+    this.events = events;
     this.clock = clock;
     this.meters = meters;
     this.ledger = ledger;
@@ -98,9 +103,9 @@ export abstract class QueuedAdmission implements Admission {
     maxWaitMs: number,
     refundable: boolean,
   ): Promise<AdmittedCall> {
-    if (this.queue.size >= this.maxQueue) return Promise.reject(new QueueFullError(this.maxQueue));
+    if (this.queue.size >= this.maxQueue) return this.refusedAtOnce(estimate, new QueueFullError(this.maxQueue));
     const tooLong = maxWaitMs === Infinity ? undefined : this.knownTooLong(estimate, maxWaitMs);
-    if (tooLong) return Promise.reject(tooLong);
+    if (tooLong) return this.refusedAtOnce(estimate, tooLong);
     return this.wait(estimate, signal, maxWaitMs, 0, refundable);
   }
 
@@ -111,8 +116,8 @@ export abstract class QueuedAdmission implements Admission {
     notBefore: number,
     refundable: boolean,
   ): Promise<AdmittedCall> {
-    if (this.shut) return Promise.reject(new LimiterClosedError());
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.shut) return this.refusedAtOnce(estimate, new LimiterClosedError());
+    if (signal?.aborted) return this.refusedAtOnce(estimate, signal.reason);
     return this.wait(estimate, signal, Infinity, notBefore, refundable);
   }
 
@@ -122,6 +127,7 @@ export abstract class QueuedAdmission implements Admission {
       const problem = problemWith(waiter.estimate);
       if (!problem) continue;
       this.dequeue(waiter);
+      this.refused(waiter.estimate, problem, waiter.queuedAt);
       waiter.reject(problem);
     }
     for (const meter of this.meters.list) meter.queued = 0;
@@ -158,7 +164,9 @@ export abstract class QueuedAdmission implements Admission {
     this.shut = true;
     for (const waiter of [...this.queue]) {
       this.dequeue(waiter);
-      waiter.reject(new LimiterClosedError());
+      const closed = new LimiterClosedError();
+      this.refused(waiter.estimate, closed, waiter.queuedAt);
+      waiter.reject(closed);
     }
     this.headAlarm.clear();
     this.deadlineAlarm.clear();
@@ -180,6 +188,11 @@ export abstract class QueuedAdmission implements Admission {
   /** Whether `waiter`'s deadline must wait for an answer on its way (which admits or refuses it). */
   protected decidesLater(_waiter: Waiter): boolean {
     return false;
+  }
+
+  /** The requests waiting, head first. */
+  waiting(): Iterable<Waiter> {
+    return this.queue;
   }
 
   /** Whether what admits is unreachable now (a shared store's outage). */
@@ -213,12 +226,15 @@ export abstract class QueuedAdmission implements Admission {
   protected admit(waiter: Waiter, now: number, marks?: readonly number[], lease?: string): void {
     this.dequeue(waiter);
     this.opened(now);
-    waiter.resolve(this.ledger.open(waiter.estimate, waiter.signal, now, waiter.refundable, marks, lease));
+    waiter.resolve(
+      this.ledger.open(waiter.estimate, waiter.signal, now, waiter.refundable, marks, lease, waiter.queuedAt),
+    );
   }
 
   /** Dequeues `waiter` and rejects it with `error`; the new head may be admitted. */
   protected fail(waiter: Waiter, error: unknown): void {
     this.dequeue(waiter);
+    this.refused(waiter.estimate, error, waiter.queuedAt);
     waiter.reject(error);
     this.afterRemoval(true);
   }
@@ -231,7 +247,7 @@ export abstract class QueuedAdmission implements Admission {
     notBefore: number,
     refundable: boolean,
   ): Promise<AdmittedCall> {
-    const { waiter, promise } = Waiter.create(estimate, refundable);
+    const { waiter, promise } = Waiter.create(estimate, refundable, this.clock.now());
     if (signal || maxWaitMs !== Infinity || notBefore > 0) {
       const terms = (waiter.terms = new WaiterTerms(waiter, signal, maxWaitMs, this.abandon));
       terms.notBefore = notBefore;
@@ -244,6 +260,7 @@ export abstract class QueuedAdmission implements Admission {
     if (notBefore > 0) this.queue.unshift(waiter);
     else this.queue.push(waiter);
     this.count(waiter, 1);
+    this.events.queued?.emit({ estimate, queued: this.queue.size, retry: notBefore > 0 });
     if (maxWaitMs !== Infinity) this.deadlineAlarm.set(this.deadlines.earliest!.deadline);
     if (waiter === this.queue.head) this.headArrived(waiter);
     return promise;
@@ -303,7 +320,9 @@ export abstract class QueuedAdmission implements Admission {
             ? "queue"
             : dimension || "queue";
       const needed = waitMs > 0 && waitMs !== Infinity ? waiter.maxWaitMs + waitMs : waiter.maxWaitMs;
-      waiter.reject(this.waitTimeout(blocking, needed, waiter.maxWaitMs, waitMs));
+      const timeout = this.waitTimeout(blocking, needed, waiter.maxWaitMs, waitMs);
+      this.refused(waiter.estimate, timeout, waiter.queuedAt);
+      waiter.reject(timeout);
     }
     this.afterRemoval(headChanged);
   }
@@ -328,6 +347,17 @@ export abstract class QueuedAdmission implements Admission {
   private count(waiter: Waiter, sign: 1 | -1): void {
     if (waiter.maxWaitMs !== Infinity) return;
     for (const meter of this.meters.list) meter.queued += sign * costOf(meter.dimension.unit, waiter.estimate);
+  }
+
+  /** Tells `rejected` listeners that a request queued at `queuedAt` is refused with `error`. */
+  private refused(estimate: Estimate, error: unknown, queuedAt: number): void {
+    this.events.rejected?.emit(rejection(estimate, error, this.clock.now() - queuedAt));
+  }
+
+  /** A request refused before it queued. */
+  private refusedAtOnce(estimate: Estimate, error: unknown): Promise<never> {
+    this.events.rejected?.emit(rejection(estimate, error, 0));
+    return Promise.reject(error);
   }
 
   private isIdle(): boolean {

@@ -48,14 +48,20 @@ export class Waiter implements LinkedEntry<Waiter> {
     readonly estimate: Estimate,
     /** Whether its request count may be given back once admitted (see `Limiter.predictWait`). */
     readonly refundable: boolean,
+    /** Monotonic time it was queued. */
+    readonly queuedAt: number,
     readonly resolve: (reservation: AdmittedCall) => void,
     readonly reject: (reason: unknown) => void,
   ) {}
 
   /** A waiter and the promise it settles. */
-  static create(estimate: Estimate, refundable: boolean): { waiter: Waiter; promise: Promise<AdmittedCall> } {
+  static create(
+    estimate: Estimate,
+    refundable: boolean,
+    queuedAt: number,
+  ): { waiter: Waiter; promise: Promise<AdmittedCall> } {
     const promise = new Promise(capture);
-    return { waiter: new Waiter(estimate, refundable, nextResolve, nextReject), promise };
+    return { waiter: new Waiter(estimate, refundable, queuedAt, nextResolve, nextReject), promise };
   }
 
   get signal(): AbortSignal | undefined {

@@ -2,7 +2,7 @@ import { amountProblem, costOf, needsSplitEstimate } from "./amounts.js";
 import type { Budget, Dimension } from "./budget.js";
 import { RequestTooLargeError } from "./errors.js";
 import type { Estimate } from "./limits.js";
-import { createMeter, type Meter } from "./meter.js";
+import { createMeter, tallyFor, type Meter } from "./meter.js";
 
 /** The budget in force and a meter per dimension: what an estimate is checked against. */
 export class Meters {
@@ -23,6 +23,7 @@ export class Meters {
       // A dimension that changed what it counts is a new one: old charges are not in its units.
       const meter = kept?.dimension.unit === dimension.unit ? kept : createMeter(dimension);
       meter.dimension = dimension;
+      if (meter.tally.windowMs !== dimension.windowMs) meter.tally = tallyFor(dimension);
       return meter;
     });
     for (const old of this.byName.values()) old.retired = !meters.includes(old);
