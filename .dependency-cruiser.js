@@ -2,7 +2,8 @@
 /**
  * The dependency rule of src/ (`npm run check:deps`, in CI): each layer below says what its files may import, and
  * everything else is forbidden. Type-only imports count. Node built-ins are allowed everywhere; npm packages nowhere,
- * except type-only imports of the Redis clients from src/redis. No import cycles at all.
+ * except type-only imports of the Redis clients from src/redis and of @opentelemetry/api from src/otel. No import
+ * cycles at all.
  *
  * Paths are relative to where depcruise runs, so test/deps/dependency-rules.test.ts runs this same file on the
  * src/ trees under test/fixtures/deps/.
@@ -23,12 +24,15 @@ const parts = {
   admission: { path: "^src/admission/", shows: "src/admission/**" },
   redis: { path: "^src/redis/", shows: "src/redis/**" },
   plan: { path: "^src/plan/", shows: "src/plan/**" },
+  events: { path: "^src/events/", shows: "src/events/**" },
+  otel: { path: "^src/otel/", shows: "src/otel/**" },
   testing: { path: "^src/testing/", shows: "src/testing/**" },
   options: { path: "^src/options\\.ts$", shows: "src/options.ts" },
   facade: { path: "^src/[^/]+\\.ts$", shows: "src/*.ts" },
   src: { path: "^src/", shows: "anything under src/" },
   // Wherever node_modules is found: the fixtures resolve it from the project root.
   redisClients: { path: "(^|/)node_modules/(ioredis|redis|@redis/[^/]+)/", shows: "the Redis clients' types" },
+  otelApi: { path: "(^|/)node_modules/@opentelemetry/api/", shows: "@opentelemetry/api's types" },
 };
 
 /** @typedef {keyof typeof parts} Part */
@@ -41,15 +45,19 @@ const parts = {
 const layers = [
   ["pure", ["pure"]],
   ["headers", ["headers"]],
-  ["core", ["core", "headers", "options"]],
+  // Events' payloads name the core's types; the core emits them.
+  ["events", ["core", "headers", "events"]],
+  ["core", ["core", "headers", "options", "events"]],
   ["buckets", ["core", "buckets"]],
   ["store", ["core", "store"]],
-  ["sync", ["core", "headers", "buckets", "sync"]],
-  ["admission", ["core", "buckets", "store", "admission", "options"]],
+  ["sync", ["core", "headers", "buckets", "sync", "events"]],
+  ["admission", ["core", "buckets", "store", "admission", "options", "events"]],
   ["redis", ["core", "store", "redis", "redisClients"]],
   // The planner reads durations (`6m0s`) as headers do.
   ["plan", ["core", "headers", "plan"]],
   ["testing", ["core", "testing"]],
+  // The limiter's types (src/limiter.ts) and its events; OpenTelemetry's API for its types only.
+  ["otel", ["otel", "events", "facade", "otelApi"]],
   ["facade", ["src"]],
 ];
 
@@ -72,6 +80,13 @@ export default {
       severity: "error",
       from: { path: parts.redis.path },
       to: { path: parts.redisClients.path, dependencyTypesNot: ["type-only", "type-import"] },
+    },
+    {
+      name: "otel-api-type-only",
+      comment: "src/otel may import @opentelemetry/api (an optional peer) for its types only",
+      severity: "error",
+      from: { path: parts.otel.path },
+      to: { path: parts.otelApi.path, dependencyTypesNot: ["type-only", "type-import"] },
     },
     {
       name: "file-outside-layers",

@@ -14,7 +14,12 @@ const shared = {
 export default defineConfig([
   {
     ...shared,
-    entry: { index: "src/index.ts", testing: "src/testing/index.ts", redis: "src/redis/index.ts" },
+    entry: {
+      index: "src/index.ts",
+      testing: "src/testing/index.ts",
+      redis: "src/redis/index.ts",
+      otel: "src/otel/index.ts",
+    },
     format: ["esm", "cjs"],
     dts: true,
     // Both builds run at once: leave the CLI's file to the build that writes it (and remove any stale map).

@@ -246,7 +246,8 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     const dimensions: Record<string, DimensionSettlement> = {};
     for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
-      dimensions[meter.name] = { reserved: costOf(meter.dimension.unit, estimate), used: books[n + i]! };
+      const { unit } = meter.dimension;
+      dimensions[meter.name] = { unit, reserved: costOf(unit, estimate), used: books[n + i]! };
     }
     const refunded = outcome === REFUNDED;
     const usage = refunded ? undefined : outcome;

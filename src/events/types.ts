@@ -1,4 +1,4 @@
-import type { Estimate, Usage } from "../core/limits.js";
+import type { Estimate, Unit, Usage } from "../core/limits.js";
 import type { FailureClass } from "../headers/failures.js";
 import type { RateLimitView } from "../headers/types.js";
 
@@ -24,6 +24,8 @@ export interface AdmittedEvent {
 
 /** What one dimension reserved for a call, and what the call finally cost on it. */
 export interface DimensionSettlement {
+  /** What the dimension counts. */
+  readonly unit: Unit;
   /** Charged at admission, from the estimate. */
   readonly reserved: number;
   /** Charged at release: the settled usage, the estimate if nothing was settled, 0 after a refund. */

@@ -87,7 +87,10 @@ describe("settled", () => {
         estimate: 1_000,
         usage: 300,
         refunded: false,
-        dimensions: { rpm: { reserved: 1, used: 1 }, tpm: { reserved: 1_000, used: 300 } },
+        dimensions: {
+          rpm: { unit: "requests", reserved: 1, used: 1 },
+          tpm: { unit: "tokens", reserved: 1_000, used: 300 },
+        },
         heldMs: 250,
       },
     ]);
@@ -101,8 +104,8 @@ describe("settled", () => {
     refunded.refund();
     refunded.release();
     expect(settled.map(({ usage, refunded, dimensions }) => ({ usage, refunded, tpm: dimensions.tpm }))).toEqual([
-      { usage: undefined, refunded: false, tpm: { reserved: 500, used: 500 } },
-      { usage: undefined, refunded: true, tpm: { reserved: 700, used: 0 } },
+      { usage: undefined, refunded: false, tpm: { unit: "tokens", reserved: 500, used: 500 } },
+      { usage: undefined, refunded: true, tpm: { unit: "tokens", reserved: 700, used: 0 } },
     ]);
   });
 });
