@@ -9,6 +9,7 @@ export const OPTION_SOURCES = [
   "src/core/retry.ts",
   "src/redis/options.ts",
   "src/testing/options.ts",
+  "src/otel/options.ts",
 ] as const;
 
 /** The interfaces docs/options.md must have a table for. */
@@ -21,6 +22,7 @@ export const DOCUMENTED = [
   "SyncOptions",
   "RedisStoreOptions",
   "ProviderOptions",
+  "InstrumentOptions",
 ] as const;
 
 /** One option as its TSDoc states it, or as a table row does (type and default as Markdown cells). */
