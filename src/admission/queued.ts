@@ -247,7 +247,7 @@ export abstract class QueuedAdmission implements Admission {
     notBefore: number,
     refundable: boolean,
   ): Promise<AdmittedCall> {
-    const { waiter, promise } = Waiter.create(estimate, refundable, this.clock.now());
+    const { waiter, promise } = Waiter.create(estimate, refundable, Math.floor(this.clock.now()));
     if (signal || maxWaitMs !== Infinity || notBefore > 0) {
       const terms = (waiter.terms = new WaiterTerms(waiter, signal, maxWaitMs, this.abandon));
       terms.notBefore = notBefore;

@@ -48,7 +48,7 @@ export class Waiter implements LinkedEntry<Waiter> {
     readonly estimate: Estimate,
     /** Whether its request count may be given back once admitted (see `Limiter.predictWait`). */
     readonly refundable: boolean,
-    /** Monotonic time it was queued. */
+    /** Monotonic time it was queued, in whole ms: a small integer is stored unboxed, a fraction costs a heap number. */
     readonly queuedAt: number,
     readonly resolve: (reservation: AdmittedCall) => void,
     readonly reject: (reason: unknown) => void,
