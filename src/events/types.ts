@@ -103,12 +103,19 @@ export interface DriftEvent {
 
 /** Every event a limiter emits, by name, with its payload. */
 export interface LimiterEvents {
+  /** A request started waiting. */
   queued: QueuedEvent;
+  /** A request was admitted, at once or from the queue. */
   admitted: AdmittedEvent;
+  /** A reservation was released: its charges are final. */
   settled: SettledEvent;
+  /** A request was refused admission. */
   rejected: RejectedEvent;
+  /** Rate-limit headers were applied. */
   synced: SyncedEvent;
+  /** A 429 was synced. */
   rateLimited: RateLimitedEvent;
+  /** Headers strayed from the own count by more than `driftMargin`. */
   drift: DriftEvent;
 }
 
