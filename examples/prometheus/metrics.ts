@@ -67,36 +67,13 @@ export function exposeLimiter(limiter: Limiter, registry: Registry, labels: Reco
     ),
     limiterGauge("llm_limiter_requests_in_flight", "Admitted requests not yet released", () => snapshot.inFlight),
   ];
-  const admitted = new Counter({
-    name: "llm_limiter_requests_admitted_total",
-    help: "Requests admitted",
-    labelNames: names,
-    registers,
-  });
-  const rejected = new Counter({
-    name: "llm_limiter_requests_rejected_total",
-    help: "Requests refused admission",
-    labelNames: [...names, "reason"],
-    registers,
-  });
-  const rateLimited = new Counter({
-    name: "llm_limiter_rate_limited_total",
-    help: "429 responses synced",
-    labelNames: names,
-    registers,
-  });
-  const reserved = new Counter({
-    name: "llm_limiter_tokens_reserved_total",
-    help: "Tokens reserved at admission by released calls",
-    labelNames: perDimension,
-    registers,
-  });
-  const used = new Counter({
-    name: "llm_limiter_tokens_used_total",
-    help: "Tokens released calls used",
-    labelNames: perDimension,
-    registers,
-  });
+  const counter = (name: string, help: string, labelNames: string[]) =>
+    new Counter({ name, help, labelNames, registers });
+  const admitted = counter("llm_limiter_requests_admitted_total", "Requests admitted", names);
+  const rejected = counter("llm_limiter_requests_rejected_total", "Requests refused admission", [...names, "reason"]);
+  const rateLimited = counter("llm_limiter_rate_limited_total", "429 responses synced", names);
+  const reserved = counter("llm_limiter_tokens_reserved_total", "Tokens reserved by released calls", perDimension);
+  const used = counter("llm_limiter_tokens_used_total", "Tokens released calls used", perDimension);
   const wait = new Histogram({
     name: "llm_limiter_admission_wait_seconds",
     help: "Time from queueing to admission",

@@ -54,32 +54,23 @@ export function instrument(limiter: Instrumentable, options: InstrumentOptions):
 }
 
 function recorders(meter: Meter): Recorders {
+  const counter = (name: string, description: string, unit: string) => meter.createCounter(name, { description, unit });
+  const histogram = (name: string, description: string, unit: string, buckets: number[]) =>
+    meter.createHistogram(name, { description, unit, advice: { explicitBucketBoundaries: buckets } });
   return {
-    admitted: meter.createCounter(names.ADMITTED, { description: "Requests admitted", unit: "{request}" }),
-    rejected: meter.createCounter(names.REJECTED, {
-      description: "Requests refused admission, by error.type",
-      unit: "{request}",
-    }),
-    rateLimited: meter.createCounter(names.RATE_LIMITED, { description: "429 responses synced", unit: "{response}" }),
-    drift: meter.createCounter(names.DRIFT, {
-      description: "Responses whose remaining strayed from the local count by more than driftMargin",
-      unit: "{response}",
-    }),
-    reserved: meter.createCounter(names.TOKENS_RESERVED, {
-      description: "Tokens reserved at admission by released calls",
-      unit: "{token}",
-    }),
-    used: meter.createCounter(names.TOKENS_USED, { description: "Tokens released calls used", unit: "{token}" }),
-    wait: meter.createHistogram(names.ADMISSION_WAIT, {
-      description: "Time from queueing to admission",
-      unit: "s",
-      advice: { explicitBucketBoundaries: names.WAIT_BUCKETS },
-    }),
-    tokenUsage: meter.createHistogram(names.TOKEN_USAGE, {
-      description: "Number of input and output tokens used",
-      unit: "{token}",
-      advice: { explicitBucketBoundaries: names.TOKEN_USAGE_BUCKETS },
-    }),
+    admitted: counter(names.ADMITTED, "Requests admitted", "{request}"),
+    rejected: counter(names.REJECTED, "Requests refused admission, by error.type", "{request}"),
+    rateLimited: counter(names.RATE_LIMITED, "429 responses synced", "{response}"),
+    drift: counter(names.DRIFT, "Responses whose remaining strayed from the own count past driftMargin", "{response}"),
+    reserved: counter(names.TOKENS_RESERVED, "Tokens reserved at admission by released calls", "{token}"),
+    used: counter(names.TOKENS_USED, "Tokens released calls used", "{token}"),
+    wait: histogram(names.ADMISSION_WAIT, "Time from queueing to admission", "s", names.WAIT_BUCKETS),
+    tokenUsage: histogram(
+      names.TOKEN_USAGE,
+      "Number of input and output tokens used",
+      "{token}",
+      names.TOKEN_USAGE_BUCKETS,
+    ),
   };
 }
 
