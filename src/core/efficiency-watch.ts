@@ -50,7 +50,7 @@ function lowEfficiency(dimension: string, used: number, reserved: number, window
   const percent = Math.round((100 * used) / reserved);
   const warning = new Error(
     `llm-limiter: calls used ${percent}% of the tokens they reserved on "${dimension}" over the last ` +
-      `${windowMs / 1000} s (${Math.round(used)} of ${Math.round(reserved)}). Lower max_tokens (and the estimate) ` +
+      `${Math.round(windowMs / 1000)} s (${Math.round(used)} of ${Math.round(reserved)}). Lower max_tokens (and the estimate) ` +
       `toward what answers use: trimming max_tokens is the cheapest throughput there is.`,
   );
   warning.name = "ReservationEfficiencyWarning";

@@ -11,11 +11,11 @@ export interface DimensionStats {
   readonly utilisation: number;
   /**
    * Of the tokens reserved by the requests admitted over the last window and released since, the
-   * share they used (0..1, more if they ran over); `undefined` on a request dimension, or before any was
-   * released. Below 0.5 for a whole window, `onWarning` hears of it: `max_tokens` well above what answers
+   * share they used (0..1, more if they ran over); left out on a request dimension, and before any was
+   * released (every field present is a finite number). Below 0.5 for a whole window, `onWarning` hears of it: `max_tokens` well above what answers
    * use holds capacity back.
    */
-  readonly efficiency: number | undefined;
+  readonly efficiency?: number;
   /** Units the queued requests ask for on this dimension, in total. */
   readonly queued: number;
 }
@@ -43,10 +43,9 @@ export function queueStats(
 
 /** `meter`'s use over its last window at monotonic `now` (zeros for a dimension no meter counts yet). */
 export function dimensionStats(meter: Meter | undefined, queued: number, now: number): DimensionStats {
-  if (!meter) return { utilisation: 0, efficiency: undefined, queued };
+  if (!meter) return { utilisation: 0, queued };
   const { tally, dimension } = meter;
   const utilisation = Math.max(0, tally.sum(now, CHARGED)) / dimension.limit;
   const reserved = dimension.unit === "requests" ? 0 : tally.sum(now, RESERVED);
-  const efficiency = reserved > 0 ? tally.sum(now, USED) / reserved : undefined;
-  return { utilisation, efficiency, queued };
+  return reserved > 0 ? { utilisation, efficiency: tally.sum(now, USED) / reserved, queued } : { utilisation, queued };
 }
