@@ -12,8 +12,8 @@ export interface DimensionStats {
   /**
    * Of the tokens reserved by the requests admitted over the last window and released since, the
    * share they used (0..1, more if they ran over); left out on a request dimension, and before any was
-   * released (every field present is a finite number). Below 0.5 for a whole window, `onWarning` hears of it: `max_tokens` well above what answers
-   * use holds capacity back.
+   * released (every field present is a finite number). Below 0.5 for a whole window, `onWarning`
+   * hears of it: `max_tokens` well above what answers use holds capacity back.
    */
   readonly efficiency?: number;
   /** Units the queued requests ask for on this dimension, in total. */
