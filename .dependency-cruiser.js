@@ -2,7 +2,8 @@
 /**
  * The dependency rule of src/ (`npm run check:deps`, in CI): each layer below says what its files may import, and
  * everything else is forbidden. Type-only imports count. Node built-ins are allowed everywhere; npm packages nowhere,
- * except type-only imports of the Redis clients from src/redis and @sinonjs/fake-timers from src/simulate. No import
+ * except type-only imports of the Redis clients from src/redis, @sinonjs/fake-timers from src/simulate, the AI SDK
+ * from src/ai and @opentelemetry/api from src/otel. No import
  * cycles at all.
  *
  * Paths are relative to where depcruise runs, so test/deps/dependency-rules.test.ts runs this same file on the
@@ -26,6 +27,8 @@ const parts = {
   plan: { path: "^src/plan/", shows: "src/plan/**" },
   testingEntry: { path: "^src/testing/index\\.ts$", shows: "src/testing/index.ts" },
   ai: { path: "^src/ai/", shows: "src/ai/**" },
+  events: { path: "^src/events/", shows: "src/events/**" },
+  otel: { path: "^src/otel/", shows: "src/otel/**" },
   testing: { path: "^src/testing/", shows: "src/testing/**" },
   group: { path: "^src/group/", shows: "src/group/**" },
   simulate: { path: "^src/simulate/", shows: "src/simulate/**" },
@@ -38,6 +41,7 @@ const parts = {
   redisClients: { path: "(^|/)node_modules/(ioredis|redis|@redis/[^/]+)/", shows: "the Redis clients' types" },
   fakeTimers: { path: "(^|/)node_modules/@sinonjs/fake-timers/", shows: "@sinonjs/fake-timers" },
   aiSdk: { path: "(^|/)node_modules/ai/", shows: "the AI SDK's types" },
+  otelApi: { path: "(^|/)node_modules/@opentelemetry/api/", shows: "@opentelemetry/api's types" },
 };
 
 /** @typedef {keyof typeof parts} Part */
@@ -50,11 +54,13 @@ const parts = {
 const layers = [
   ["pure", ["pure"]],
   ["headers", ["headers"]],
-  ["core", ["core", "headers", "options"]],
+  // Events' payloads name the core's types; the core emits them.
+  ["events", ["core", "headers", "events"]],
+  ["core", ["core", "headers", "options", "events"]],
   ["buckets", ["core", "buckets"]],
   ["store", ["core", "store"]],
-  ["sync", ["core", "headers", "buckets", "sync"]],
-  ["admission", ["core", "buckets", "store", "admission", "options"]],
+  ["sync", ["core", "headers", "buckets", "sync", "events"]],
+  ["admission", ["core", "buckets", "store", "admission", "options", "events"]],
   ["redis", ["core", "store", "redis", "redisClients"]],
   // The planner reads durations (`6m0s`) as headers do.
   ["plan", ["core", "headers", "plan"]],
@@ -72,6 +78,10 @@ const layers = [
   ["fetch", ["core", "estimate", "options", "fetch"]],
   // The AI SDK middleware sits on the public surface: the Limiter, the core's types, the estimates; not admission.
   ["ai", ["ai", "facade", "group", "core", "estimate", "fetch", "aiSdk"]],
+    },
+    {
+  // The limiter's types (src/limiter.ts) and its events; OpenTelemetry's API for its types only.
+  ["otel", ["otel", "events", "facade", "otelApi"]],
   ["facade", ["src"]],
 ];
 
@@ -101,6 +111,11 @@ export default {
       severity: "error",
       from: { path: parts.ai.path },
       to: { path: parts.aiSdk.path, dependencyTypesNot: ["type-only", "type-import"] },
+      name: "otel-api-type-only",
+      comment: "src/otel may import @opentelemetry/api (an optional peer) for its types only",
+      severity: "error",
+      from: { path: parts.otel.path },
+      to: { path: parts.otelApi.path, dependencyTypesNot: ["type-only", "type-import"] },
     },
     {
       name: "file-outside-layers",

@@ -28,6 +28,7 @@ export default defineConfig([
       testing: "src/testing/index.ts",
       redis: "src/redis/index.ts",
       ai: "src/ai/index.ts",
+      otel: "src/otel/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

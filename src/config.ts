@@ -20,6 +20,7 @@ export interface ResolvedOptions {
   readonly provider: ProviderName | undefined;
   readonly store: SharedStore | undefined;
   readonly classes: PriorityClasses;
+  readonly driftMargin: number;
 }
 
 const OTHER_KEYS: readonly string[] = [
@@ -34,11 +35,14 @@ const OTHER_KEYS: readonly string[] = [
   "priorities",
   "defaultPriority",
   "headroom",
+  "driftMargin",
 ];
 const OPTION_KEYS: readonly string[] = [...LIMIT_KEYS, ...OTHER_KEYS];
 
 /** Calls reach the provider within this long of admission unless told otherwise (connections, TLS, proxies). */
 const DEFAULT_ARRIVAL_DELAY_MS = 500;
+/** Headers further than this share of the limit from the own count are a `drift` event. */
+const DEFAULT_DRIFT_MARGIN = 0.1;
 
 function emitWarning(warning: Error): void {
   process.emitWarning(warning);
@@ -78,6 +82,7 @@ export function resolveOptions(options: LimiterOptions): ResolvedOptions {
     maxWaitMs = Infinity,
     clock = systemClock,
     onWarning = emitWarning,
+    driftMargin = DEFAULT_DRIFT_MARGIN,
   } = options;
   if (typeof maxQueue !== "number") throw notANumber("maxQueue", maxQueue);
   if (Number.isNaN(maxQueue) || maxQueue < 0 || (maxQueue !== Infinity && !Number.isInteger(maxQueue))) {
@@ -87,6 +92,9 @@ export function resolveOptions(options: LimiterOptions): ResolvedOptions {
   if (!(arrivalDelayMs >= 0 && arrivalDelayMs < Infinity))
     throw new RangeError(`arrivalDelayMs must be a finite number >= 0, got ${arrivalDelayMs}`);
   checkMaxWaitMs(maxWaitMs);
+  if (typeof driftMargin !== "number") throw notANumber("driftMargin", driftMargin);
+  if (!(driftMargin >= 0 && driftMargin < Infinity))
+    throw new RangeError(`driftMargin must be a finite number >= 0, got ${driftMargin}`);
   if (typeof clock?.now !== "function" || typeof clock.wallNow !== "function") {
     throw new TypeError("clock must have now() and wallNow() methods");
   }
@@ -107,5 +115,6 @@ export function resolveOptions(options: LimiterOptions): ResolvedOptions {
     provider,
     store,
     classes: resolvePriorities(options.priorities, options.defaultPriority, options.headroom),
+    driftMargin,
   };
 }

@@ -16,6 +16,22 @@ export type { Clock } from "./core/clock.js";
 export type { AcquireOptions, LimiterOptions, RunOptions, RunResult, SyncOptions } from "./options.js";
 export type { CustomLimit, Estimate, LimitChanges, Limits, Unit, Usage } from "./core/limits.js";
 export type { DimensionSnapshot } from "./buckets/types.js";
+export type { DimensionStats } from "./core/usage-stats.js";
+export type {
+  AdmittedEvent,
+  DimensionSettlement,
+  Disposer,
+  DriftEvent,
+  LimiterEventName,
+  LimiterEvents,
+  LimiterListener,
+  QueuedEvent,
+  RateLimitedEvent,
+  RejectedEvent,
+  RejectionReason,
+  SettledEvent,
+  SyncedEvent,
+} from "./events/types.js";
 export * from "./headers/index.js";
 export { classifyFailure } from "./headers/failures.js";
 export type { FailureClass, FailureKind, FailureParts } from "./headers/failures.js";

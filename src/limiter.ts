@@ -3,7 +3,7 @@ import { checkMaxWaitMs, resolveOptions } from "./config.js";
 import { buildBudget, mergeLimits, type Budget } from "./core/budget.js";
 import { wholeUnits } from "./core/bucket.js";
 import type { Clock } from "./core/clock.js";
-import { LimiterClosedError } from "./core/errors.js";
+import { LimiterClosedError, LimiterError } from "./core/errors.js";
 import { Ledger } from "./core/ledger.js";
 import type { Estimate, LimitChanges, Limits } from "./core/limits.js";
 import { Meters } from "./core/meters.js";
@@ -14,6 +14,10 @@ import { retryPolicy } from "./core/retry.js";
 import { runAdmitted, type RunPlan } from "./core/run.js";
 import type { DimensionSnapshot } from "./buckets/types.js";
 import { limitedFetch, type FetchOptions } from "./fetch/index.js";
+import { EventHub } from "./events/hub.js";
+import { rejection } from "./events/payloads.js";
+import type { Disposer, LimiterEventName, LimiterListener } from "./events/types.js";
+import { dimensionStats, queueStats, type DimensionStats } from "./core/usage-stats.js";
 import type { HeaderInput, RateLimitView } from "./headers/types.js";
 import { modeFor, type GroupSeat } from "./modes.js";
 import type { AcquireOptions, LimiterOptions, RunOptions, RunResult, SyncOptions } from "./options.js";
@@ -34,8 +38,11 @@ export function joinGroup(options: LimiterOptions, seat: GroupSeat): Limiter {
 
 /** What {@link Limiter.snapshot} returns: every budget with its level, and the counts of requests. */
 export interface LimiterSnapshot {
-  /** Every dimension by name (`rpm`, `tpm`, a custom one, one learned from headers), levels floored. */
-  readonly dimensions: Record<string, DimensionSnapshot>;
+  /**
+   * Every dimension by name (`rpm`, `tpm`, a custom one, one learned from headers), levels floored,
+   * with its use over the last window.
+   */
+  readonly dimensions: Record<string, DimensionSnapshot & DimensionStats>;
   /** Present when a concurrency limit is configured: the limit and the slots free now. */
   readonly concurrency?: {
     /** The configured `concurrency`: requests in flight at once. */
@@ -47,6 +54,8 @@ export interface LimiterSnapshot {
   readonly queued: number;
   /** Admitted requests not yet released. */
   readonly inFlight: number;
+  /** Milliseconds the longest-waiting queued request has waited; 0 when nothing waits. */
+  readonly oldestWaitMs: number;
 }
 
 /**
@@ -68,6 +77,7 @@ export class Limiter {
   private readonly ledger: Ledger;
   private readonly admission: Admission;
   private readonly headers: HeaderSync;
+  private readonly events = new EventHub((warning) => this.warn(warning));
   private readonly host: CallHost = {
     // Only into the dimension the reservation was charged on, not one re-added under its name.
     give: (meter, amount, chargedAt) => {
@@ -85,6 +95,7 @@ export class Limiter {
     now: () => this.clock.now(),
     warn: (warning) => this.warn(warning),
     classify: (error) => this.headers.classify(error),
+    events: this.events.channels,
   };
 
   constructor(options: LimiterOptions = {}) {
@@ -98,17 +109,19 @@ export class Limiter {
     this.warn = resolved.onWarning;
     this.limits = resolved.limits;
     this.ledger = new Ledger(this.host, this.meters);
+    const { channels } = this.events;
     const parts = {
       clock: this.clock,
       meters: this.meters,
       ledger: this.ledger,
       maxQueue: resolved.maxQueue,
       reserves: this.classes.reserves,
+      events: channels,
     };
     // A caller that set `initial` said how the key stands: no start-up probe.
     const mode = modeFor(resolved, parts, options.initial === undefined, joining);
     this.admission = mode.admission;
-    this.headers = new HeaderSync(mode.levels, this.clock, resolved.provider);
+    this.headers = new HeaderSync(mode.levels, this.clock, resolved.provider, channels, resolved.driftMargin);
     this.apply(budget);
   }
 
@@ -137,7 +150,7 @@ export class Limiter {
         : this.plainRun;
       admitted = this.admitNow(estimate, options, plan.refundOnError, plan.rank);
     } catch (error) {
-      return Promise.reject(error);
+      return this.refused(estimate, error);
     }
     if (admitted) return runAdmitted(admitted, fn, plan);
     return this.enqueue(estimate, options, plan.refundOnError, plan.rank).then((call) => runAdmitted(call, fn, plan));
@@ -152,7 +165,7 @@ export class Limiter {
       const admitted = this.admitNow(estimate, options, true, rank);
       return admitted ? Promise.resolve(admitted) : this.enqueue(estimate, options, true, rank);
     } catch (error) {
-      return Promise.reject(error);
+      return this.refused(estimate, error);
     }
   }
 
@@ -189,13 +202,29 @@ export class Limiter {
     return view;
   }
 
-  /** Current levels of every dimension (floored: what a request could take now), the concurrency slots, the queue. */
+  /**
+   * Adds `listener` to event `name` (see {@link LimiterEvents}); the returned function removes it.
+   * Listeners run synchronously; one that throws is reported through `onWarning` and admission carries on.
+   * Nothing is built for an event nobody listens to.
+   */
+  on<K extends LimiterEventName>(name: K, listener: LimiterListener<K>): Disposer {
+    return this.events.on(name, listener);
+  }
+
+  /**
+   * Current levels of every dimension (floored: what a request could take now) with their use over the
+   * last window, the concurrency slots, the queue.
+   */
   snapshot(): LimiterSnapshot {
+    const now = this.clock.now();
     const levels = this.admission.levels();
-    const dimensions: Record<string, DimensionSnapshot> = {};
-    for (const [name, d] of Object.entries(levels.dimensions))
-      dimensions[name] = { ...d, available: wholeUnits(d.available) };
-    const counts = { queued: this.admission.queued, inFlight: this.ledger.inFlight };
+    const queue = queueStats(this.admission.waiting(), this.meters.list, now);
+    const dimensions: LimiterSnapshot["dimensions"] = {};
+    for (const [name, d] of Object.entries(levels.dimensions)) {
+      const stats = dimensionStats(this.meters.byName.get(name), queue.costs.get(name) ?? 0, now);
+      dimensions[name] = { ...d, available: wholeUnits(d.available), ...stats };
+    }
+    const counts = { queued: this.admission.queued, inFlight: this.ledger.inFlight, oldestWaitMs: queue.oldestWaitMs };
     const limit = this.meters.concurrency;
     if (limit === undefined) return { dimensions, ...counts };
     return { dimensions, concurrency: { limit, available: limit - levels.slotsInUse }, ...counts };
@@ -239,7 +268,16 @@ export class Limiter {
     if (this.headers.learn(view, origin, failure, this.meters)) this.reconfigure(buildBudget(this.limits), false);
     const pausedUntil = this.headers.apply(view, origin, failure, this.meters, this.ledger.admissions);
     if (pausedUntil > 0) this.admission.pauseAll(pausedUntil);
+    const { synced, rateLimited } = this.events.channels;
+    synced?.emit({ view, status: options?.status });
+    if (failure) rateLimited?.emit({ failure, retryAfterMs: failure.retryAfterMs, view });
     this.admission.resume();
+  }
+
+  /** A request refused before it could queue: `rejected` listeners hear of the limiter's own refusals. */
+  private refused(estimate: Estimate, error: unknown): Promise<never> {
+    if (error instanceof LimiterError) this.events.channels.rejected?.emit(rejection(estimate, error, 0));
+    return Promise.reject(error);
   }
 
   /**

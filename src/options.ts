@@ -62,6 +62,16 @@ export interface LimiterOptions extends Limits {
    */
   onWarning?: (warning: Error) => void;
   /**
+   * How far a response's remaining may stray from the limiter's own count, as a share of the
+   * dimension's limit, before a `drift` event tells of it (0.1: 10% of `tpm`). The remaining is
+   * brought forward to now and less what was admitted since, so one client alone on its key stays
+   * well inside it; another client on the key, estimates far from the provider's count, or a wrong
+   * limit do not. Reported with the buckets in this process only (a shared store discounts every
+   * replica's draws itself).
+   * @default 0.1
+   */
+  driftMargin?: number;
+  /**
    * Whose header dialect `sync` reads; an unknown name throws `TypeError`.
    * @default `undefined`: detected from each response's header names
    */

@@ -2,6 +2,7 @@ import type { DimensionSnapshot } from "../buckets/types.js";
 import type { Clock } from "../core/clock.js";
 import type { Ledger } from "../core/ledger.js";
 import type { Estimate } from "../core/limits.js";
+import type { Channels } from "../events/hub.js";
 import type { Meters } from "../core/meters.js";
 import type { AdmittedCall, CallHost } from "../core/reservation.js";
 
@@ -19,6 +20,15 @@ export interface AdmissionParts {
    * bucket's capacity the class leaves untouched (its headroom; 0 for none).
    */
   readonly reserves: readonly number[];
+  /** The limiter's events. */
+  readonly events: Channels;
+}
+
+/** A request waiting, as `Limiter.snapshot` sees it. */
+export interface Waiting {
+  readonly estimate: Estimate;
+  /** Monotonic time it was queued. */
+  readonly queuedAt: number;
 }
 
 /** Levels and slots as `Limiter.snapshot` reports them. */
@@ -88,6 +98,8 @@ export interface Admission {
   released(lease: string | undefined): void;
   /** The current levels of every dimension, and the slots in use. */
   levels(): AdmissionLevels;
+  /** The requests waiting, in no promised order. */
+  waiting(): Iterable<Waiting>;
   /** Resolves when nothing is queued or in flight. */
   onIdle(): Promise<void>;
   /** Rejects every waiter with `LimiterClosedError`, clears timers; resolves once writes made so far are done. */

@@ -8,6 +8,8 @@ import type { Ledger } from "../core/ledger.js";
 import type { Estimate } from "../core/limits.js";
 import type { Meters } from "../core/meters.js";
 import type { AdmittedCall } from "../core/reservation.js";
+import type { Channels } from "../events/hub.js";
+import { rejection } from "../events/payloads.js";
 import { Alarm } from "./alarm.js";
 import { DeadlineHeap } from "./queue.js";
 import { Scheduler, type Lane } from "./scheduler.js";
@@ -33,15 +35,18 @@ export abstract class QueuedAdmission implements Admission {
   protected pausedUntil = 0;
   private shut = false;
   private idleResolvers: (() => void)[] = [];
+  protected readonly events: Channels;
   private readonly abandon = (waiter: Waiter): void => {
     const wasHead = waiter === this.queue.head;
     this.dequeue(waiter);
+    this.refused(waiter.estimate, waiter.signal!.reason, waiter.queuedAt);
     waiter.reject(waiter.signal!.reason);
     this.afterRemoval(wasHead);
   };
 
-  constructor({ clock, meters, ledger, maxQueue, reserves }: AdmissionParts) {
+  constructor({ clock, meters, ledger, maxQueue, reserves, events }: AdmissionParts) {
     this.queue = new Scheduler<Waiter>(reserves, (waiter) => this.fairCost(waiter.estimate));
+    this.events = events;
     this.clock = clock;
     this.meters = meters;
     this.ledger = ledger;
@@ -113,10 +118,10 @@ export abstract class QueuedAdmission implements Admission {
     rank: number,
     tenant: string | undefined,
   ): Promise<AdmittedCall> {
-    if (this.queue.size >= this.maxQueue) return Promise.reject(new QueueFullError(this.maxQueue));
+    if (this.queue.size >= this.maxQueue) return this.refusedAtOnce(estimate, new QueueFullError(this.maxQueue));
     const lane = this.queue.lane(rank, tenant);
     const tooLong = maxWaitMs === Infinity ? undefined : this.knownTooLong(estimate, maxWaitMs, lane);
-    if (tooLong) return Promise.reject(tooLong);
+    if (tooLong) return this.refusedAtOnce(estimate, tooLong);
     return this.wait(estimate, signal, maxWaitMs, 0, refundable, lane);
   }
 
@@ -129,8 +134,8 @@ export abstract class QueuedAdmission implements Admission {
     rank: number,
     tenant: string | undefined,
   ): Promise<AdmittedCall> {
-    if (this.shut) return Promise.reject(new LimiterClosedError());
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.shut) return this.refusedAtOnce(estimate, new LimiterClosedError());
+    if (signal?.aborted) return this.refusedAtOnce(estimate, signal.reason);
     return this.wait(estimate, signal, Infinity, notBefore, refundable, this.queue.lane(rank, tenant));
   }
 
@@ -140,6 +145,7 @@ export abstract class QueuedAdmission implements Admission {
       const problem = problemWith(waiter.estimate, waiter.reserve);
       if (!problem) continue;
       this.dequeue(waiter);
+      this.refused(waiter.estimate, problem, waiter.queuedAt);
       waiter.reject(problem);
     }
     for (const meter of this.meters.list) meter.queued.fill(0);
@@ -176,7 +182,9 @@ export abstract class QueuedAdmission implements Admission {
     this.shut = true;
     for (const waiter of [...this.queue]) {
       this.dequeue(waiter);
-      waiter.reject(new LimiterClosedError());
+      const closed = new LimiterClosedError();
+      this.refused(waiter.estimate, closed, waiter.queuedAt);
+      waiter.reject(closed);
     }
     this.headAlarm.clear();
     this.deadlineAlarm.clear();
@@ -198,6 +206,11 @@ export abstract class QueuedAdmission implements Admission {
   /** Whether `waiter`'s deadline must wait for an answer on its way (which admits or refuses it). */
   protected decidesLater(_waiter: Waiter): boolean {
     return false;
+  }
+
+  /** The requests waiting, head first. */
+  waiting(): Iterable<Waiter> {
+    return this.queue;
   }
 
   /** Whether what admits is unreachable now (a shared store's outage). */
@@ -231,12 +244,15 @@ export abstract class QueuedAdmission implements Admission {
   protected admit(waiter: Waiter, now: number, marks?: readonly number[], lease?: string): void {
     this.dequeue(waiter, true);
     this.opened(now);
-    waiter.resolve(this.ledger.open(waiter.estimate, waiter.signal, now, waiter.refundable, marks, lease));
+    waiter.resolve(
+      this.ledger.open(waiter.estimate, waiter.signal, now, waiter.refundable, marks, lease, waiter.queuedAt),
+    );
   }
 
   /** Dequeues `waiter` and rejects it with `error`; the new head may be admitted. */
   protected fail(waiter: Waiter, error: unknown): void {
     this.dequeue(waiter);
+    this.refused(waiter.estimate, error, waiter.queuedAt);
     waiter.reject(error);
     this.afterRemoval(true);
   }
@@ -250,7 +266,7 @@ export abstract class QueuedAdmission implements Admission {
     refundable: boolean,
     lane: Lane<Waiter>,
   ): Promise<AdmittedCall> {
-    const { waiter, promise } = Waiter.create(estimate, lane, refundable);
+    const { waiter, promise } = Waiter.create(estimate, lane, refundable, Math.floor(this.clock.now()));
     if (signal || maxWaitMs !== Infinity || notBefore > 0) {
       const terms = (waiter.terms = new WaiterTerms(waiter, signal, maxWaitMs, this.abandon));
       terms.notBefore = notBefore;
@@ -263,6 +279,7 @@ export abstract class QueuedAdmission implements Admission {
     if (notBefore > 0) this.queue.unshift(waiter);
     else this.queue.push(waiter);
     this.count(waiter, 1);
+    this.events.queued?.emit({ estimate, queued: this.queue.size, retry: notBefore > 0 });
     if (maxWaitMs !== Infinity) this.deadlineAlarm.set(this.deadlines.earliest!.deadline);
     if (waiter === this.queue.head) this.headArrived(waiter);
     return promise;
@@ -323,7 +340,9 @@ export abstract class QueuedAdmission implements Admission {
             ? "queue"
             : dimension || "queue";
       const needed = waitMs > 0 && waitMs !== Infinity ? waiter.maxWaitMs + waitMs : waiter.maxWaitMs;
-      waiter.reject(this.waitTimeout(blocking, needed, waiter.maxWaitMs, waitMs));
+      const timeout = this.waitTimeout(blocking, needed, waiter.maxWaitMs, waitMs);
+      this.refused(waiter.estimate, timeout, waiter.queuedAt);
+      waiter.reject(timeout);
     }
     this.afterRemoval(headChanged);
   }
@@ -362,6 +381,17 @@ export abstract class QueuedAdmission implements Admission {
       if (ms > most) most = ms;
     }
     return most;
+  }
+
+  /** Tells `rejected` listeners that a request queued at `queuedAt` is refused with `error`. */
+  private refused(estimate: Estimate, error: unknown, queuedAt: number): void {
+    this.events.rejected?.emit(rejection(estimate, error, this.clock.now() - queuedAt));
+  }
+
+  /** A request refused before it queued. */
+  private refusedAtOnce(estimate: Estimate, error: unknown): Promise<never> {
+    this.events.rejected?.emit(rejection(estimate, error, 0));
+    return Promise.reject(error);
   }
 
   private isIdle(): boolean {

@@ -49,6 +49,8 @@ export class Waiter implements Scheduled<Waiter> {
     readonly estimate: Estimate,
     /** Its lane (priority class and tenant), flagged when its request count may be given back once admitted. */
     readonly place: Place<Waiter>,
+    /** Monotonic time it was queued, in whole ms: a small integer is stored unboxed, a fraction costs a heap number. */
+    readonly queuedAt: number,
     readonly resolve: (reservation: AdmittedCall) => void,
     readonly reject: (reason: unknown) => void,
   ) {}
@@ -58,10 +60,11 @@ export class Waiter implements Scheduled<Waiter> {
     estimate: Estimate,
     lane: Lane<Waiter>,
     refundable: boolean,
+    queuedAt: number,
   ): { waiter: Waiter; promise: Promise<AdmittedCall> } {
     const promise = new Promise(capture);
     const place = refundable ? lane.flagged : lane.unflagged;
-    return { waiter: new Waiter(estimate, place, nextResolve, nextReject), promise };
+    return { waiter: new Waiter(estimate, place, queuedAt, nextResolve, nextReject), promise };
   }
 
   /** Its priority class and tenant. */

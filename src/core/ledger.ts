@@ -1,3 +1,4 @@
+import { EfficiencyWatch } from "./efficiency-watch.js";
 import type { Estimate } from "./limits.js";
 import type { Meters } from "./meters.js";
 import { AdmittedCall, type CallHost } from "./reservation.js";
@@ -10,13 +11,19 @@ export class Ledger {
   inFlight = 0;
   /** Of those, the ones whose request counts can still be given back (`acquire`, or `refundOnError`). */
   refundableInFlight = 0;
+  private readonly watch: EfficiencyWatch;
 
   constructor(
     private readonly host: CallHost,
     private readonly meters: Meters,
-  ) {}
+  ) {
+    this.watch = new EfficiencyWatch(host.warn, host.now());
+  }
 
-  /** Opens the reservation of a request admitted at monotonic `now` (`marks`, `lease`: a shared store's). */
+  /**
+   * Opens the reservation of a request admitted at monotonic `now` (`marks`, `lease`: a shared store's),
+   * queued at `queuedAt` (`now`: admitted at once).
+   */
   open(
     estimate: Estimate,
     signal: AbortSignal | undefined,
@@ -24,11 +31,26 @@ export class Ledger {
     refundable: boolean,
     marks?: readonly number[],
     lease?: string,
+    queuedAt = now,
   ): AdmittedCall {
     this.inFlight++;
     if (refundable) this.refundableInFlight++;
     const { list, split } = this.meters;
-    return new AdmittedCall(this.host, list, estimate, signal, ++this.admissions, now, split, refundable, marks, lease);
+    const call = new AdmittedCall(
+      this.host,
+      list,
+      estimate,
+      signal,
+      ++this.admissions,
+      now,
+      split,
+      refundable,
+      marks,
+      lease,
+    );
+    if (now >= this.watch.nextCheckAt) this.watch.check(now, list);
+    this.host.events.admitted?.emit({ estimate, waitMs: now - queuedAt, inFlight: this.inFlight });
+    return call;
   }
 
   /** A reservation was released; `refundable` as it was admitted. */

@@ -1,4 +1,5 @@
 import type { Dimension } from "./budget.js";
+import { WindowTally } from "./window-tally.js";
 
 /** Admission's tallies of one dimension, kept by name across reconfiguration. */
 export interface Meter {
@@ -19,9 +20,31 @@ export interface Meter {
   admitted: number;
   /** The dimension was removed or replaced: reservations charged on it settle nowhere. */
   retired: boolean;
+  /** The last window's charges and settlements (columns `CHARGED`, `RESERVED`, `USED`), for `snapshot()`. */
+  tally: WindowTally;
+}
+
+/** Tally column: net charge (admission, refunds, extra charges), dated at admission. */
+export const CHARGED = 0;
+/** Tally column: what released calls reserved at admission, dated at admission. */
+export const RESERVED = 1;
+/** Tally column: what released calls finally cost, dated at admission. */
+export const USED = 2;
+
+/** A tally for `dimension`'s window. */
+export function tallyFor(dimension: Dimension): WindowTally {
+  return new WindowTally(dimension.windowMs, 3);
 }
 
 /** A new meter for `dimension`. */
 export function createMeter(dimension: Dimension): Meter {
-  return { name: dimension.name, dimension, queued: [], held: 0, admitted: 0, retired: false };
+  return {
+    name: dimension.name,
+    dimension,
+    queued: [],
+    held: 0,
+    admitted: 0,
+    retired: false,
+    tally: tallyFor(dimension),
+  };
 }

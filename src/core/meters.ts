@@ -2,7 +2,7 @@ import { amountProblem, costOf, needsSplitEstimate } from "./amounts.js";
 import type { Budget, Dimension } from "./budget.js";
 import { RequestTooLargeError } from "./errors.js";
 import type { Estimate } from "./limits.js";
-import { createMeter, type Meter } from "./meter.js";
+import { createMeter, tallyFor, type Meter } from "./meter.js";
 
 /** Meters several `Meters` hold as one (a limiter group's shared dimensions): their tallies count every member's. */
 export interface PooledMeters {
@@ -39,6 +39,7 @@ export class Meters {
       const meter = kept?.dimension.unit === dimension.unit ? kept : createMeter(dimension);
       meter.dimension = dimension;
       if (pooled) pool!.byName.set(meter.name, meter);
+      if (meter.tally.windowMs !== dimension.windowMs) meter.tally = tallyFor(dimension);
       return meter;
     });
     for (const old of this.byName.values()) old.retired = !meters.includes(old);

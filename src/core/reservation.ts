@@ -3,7 +3,9 @@ import { amountProblem, costOf } from "./amounts.js";
 import { ReservationReleasedError } from "./errors.js";
 import type { FailureClass } from "../headers/failures.js";
 import type { HeaderInput, RateLimitView } from "../headers/types.js";
-import type { Meter } from "./meter.js";
+import type { Channels } from "../events/hub.js";
+import type { DimensionSettlement, SettledEvent } from "../events/types.js";
+import { CHARGED, RESERVED, USED, type Meter } from "./meter.js";
 import type { SyncOrigin } from "./origin.js";
 import type { SyncOptions } from "../options.js";
 import type { Estimate, Usage } from "./limits.js";
@@ -79,7 +81,12 @@ export interface CallHost {
   warn(warning: Error): void;
   /** Reads a failure as the limiter reads headers (its wall clock, its provider's dialect). */
   classify(error: unknown): FailureClass;
+  /** The limiter's events (a channel is `undefined` while nobody listens). */
+  readonly events: Channels;
 }
+
+/** `outcome` of a refunded call. */
+const REFUNDED = "refunded";
 
 /**
  * The signal of one call, aborted with the caller's reason. SDKs attach an abort
@@ -116,6 +123,8 @@ export class AdmittedCall implements Reservation, SyncOrigin {
   private readonly books: number[];
   /** Made on the first read of `signal`: nothing is allocated for calls that never read it. */
   private call: CallController | undefined;
+  /** What the last `settle()` reported, or `REFUNDED`; for the `settled` event. */
+  private outcome: Usage | typeof REFUNDED | undefined;
 
   constructor(
     readonly host: CallHost,
@@ -144,6 +153,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
       const cost = costOf(meter.dimension.unit, estimate);
       meter.held += cost;
       meter.admitted += cost;
+      meter.tally.add(admittedAtMs, CHARGED, cost);
       books[i] = storeMarks ? storeMarks[i]! : meter.admitted;
       books[n + i] = cost;
     }
@@ -207,11 +217,13 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     const plain = typeof used === "number" && used >= 0 && used !== Infinity && !this.split;
     const problem = plain ? undefined : amountProblem("used", used, this.split);
     if (problem) throw problem;
+    this.outcome = used;
     this.recharge(used);
   }
 
   refund(): void {
     if (this.done) throw new ReservationReleasedError();
+    this.outcome = REFUNDED;
     this.recharge(undefined);
   }
 
@@ -219,9 +231,32 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     if (this.done) return;
     this.done = true;
     if (this.call && this.callerSignal) unsubscribe(this.callerSignal, this.call);
-    const n = this.meters.length;
-    for (let i = 0; i < n; i++) this.meters[i]!.held -= this.books[n + i]!;
+    const { meters, books, admittedAtMs } = this;
+    const n = meters.length;
+    for (let i = 0; i < n; i++) {
+      const meter = meters[i]!;
+      const used = books[n + i]!;
+      meter.held -= used;
+      meter.tally.add(admittedAtMs, RESERVED, costOf(meter.dimension.unit, this.estimate));
+      meter.tally.add(admittedAtMs, USED, used);
+    }
+    this.host.events.settled?.emit(this.settlement());
     this.host.released(this.lease, this.refundable);
+  }
+
+  /** The `settled` payload: per dimension, what was reserved at admission and what is charged now. */
+  private settlement(): SettledEvent {
+    const { meters, books, estimate, outcome } = this;
+    const n = meters.length;
+    const dimensions: Record<string, DimensionSettlement> = {};
+    for (let i = 0; i < n; i++) {
+      const meter = meters[i]!;
+      const { unit } = meter.dimension;
+      dimensions[meter.name] = { unit, reserved: costOf(unit, estimate), used: books[n + i]! };
+    }
+    const refunded = outcome === REFUNDED;
+    const usage = refunded ? undefined : outcome;
+    return { estimate, usage, refunded, dimensions, heldMs: this.host.now() - this.admittedAtMs };
   }
 
   /** Moves every charge to what `used` costs (requests stay 1), or to 0 when `used` is undefined (a refund). */
@@ -239,6 +274,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
       this.host.give(meter, delta, this.admittedAtMs);
       meter.held -= delta;
       meter.admitted -= delta;
+      meter.tally.add(this.admittedAtMs, CHARGED, -delta);
       books[n + i] = next;
       if (delta > 0) refunded = true;
     }

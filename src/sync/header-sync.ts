@@ -1,6 +1,8 @@
 import type { Budget } from "../core/budget.js";
 import type { Clock } from "../core/clock.js";
+import type { Meter } from "../core/meter.js";
 import type { Meters } from "../core/meters.js";
+import type { Channels } from "../events/hub.js";
 import type { SyncOrigin } from "../core/origin.js";
 import { classifyFailure, type FailureClass } from "../headers/failures.js";
 import { parseRateLimitHeaders } from "../headers/parse.js";
@@ -29,6 +31,9 @@ export class HeaderSync {
     private readonly clock: Clock,
     /** The limiter's `provider` option. */
     private readonly provider: ProviderName | undefined,
+    private readonly events: Channels,
+    /** The limiter's `driftMargin`: a share of each dimension's limit. */
+    private readonly driftMargin: number,
   ) {}
 
   /** The configured budget with the limits learned so far folded in. */
@@ -81,10 +86,18 @@ export class HeaderSync {
     meters: Meters,
     admissions: number,
   ): number {
-    this.levels.apply(view, meters.list, origin, this.clock.now());
+    this.levels.apply(view, meters.list, origin, this.clock.now(), this.events.drift && this.heard);
     if (failure?.kind !== "rate") return 0;
     return this.levels.rateLimited(failure, meters.list, origin.seq, admissions, this.clock.now());
   }
+
+  /** A dimension's level as counted and as reported: a `drift` event when they differ by more than the margin. */
+  private readonly heard = (meter: Meter, local: number, reported: number): void => {
+    const margin = this.driftMargin * meter.dimension.limit;
+    const difference = reported - local;
+    if (Math.abs(difference) > margin)
+      this.events.drift?.emit({ dimension: meter.name, reported, local, difference, margin });
+  };
 
   /** How headers are read here: this clock, and the call's provider or the limiter's. */
   private parseOptions(options: ResponseReading | undefined): ParseOptions {

@@ -18,8 +18,11 @@ export interface LevelSync {
    * window by its refill; `undefined` when other processes' draws go through the same levels.
    */
   ownDraws(meters: ReadonlyMap<string, Meter>): ReadonlyMap<string, Meter> | undefined;
-  /** Sets levels to what `view` reports of the request of `origin`, at monotonic `now`. */
-  apply(view: RateLimitView, meters: readonly Meter[], origin: SyncOrigin, now: number): void;
+  /**
+   * Sets levels to what `view` reports of the request of `origin`, at monotonic `now`; tells `heard`
+   * each dimension's level before and what the view says it is now, where this process keeps the levels.
+   */
+  apply(view: RateLimitView, meters: readonly Meter[], origin: SyncOrigin, now: number, heard?: LevelHeard): void;
   /**
    * A rate-limit 429 of the request admitted `seq`th (`admissions` so far):
    * pauses or drains what it names. Returns the monotonic time before which
@@ -27,6 +30,9 @@ export interface LevelSync {
    */
   rateLimited(failure: FailureClass, meters: readonly Meter[], seq: number, admissions: number, now: number): number;
 }
+
+/** A dimension's level as the limiter counted it (`local`) and as a response reports it, brought to now. */
+export type LevelHeard = (meter: Meter, local: number, reported: number) => void;
 
 /** What a 429 pauses and drains. */
 export interface HoldTarget {

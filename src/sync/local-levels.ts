@@ -3,7 +3,7 @@ import type { SyncOrigin } from "../core/origin.js";
 import type { FailureClass } from "../headers/failures.js";
 import type { RateLimitView } from "../headers/types.js";
 import { readWindow, windowFromRetryHint } from "./fixed-windows.js";
-import { broughtForward, holdBack, namedBy, type HoldTarget, type LevelSync } from "./level-sync.js";
+import { broughtForward, holdBack, namedBy, type HoldTarget, type LevelHeard, type LevelSync } from "./level-sync.js";
 import { createSyncState, type SyncState } from "./state.js";
 
 /** The buckets in this process, as header sync moves them (`LocalBuckets`). */
@@ -68,8 +68,8 @@ export class LocalLevels implements LevelSync {
     return meters;
   }
 
-  apply(view: RateLimitView, meters: readonly Meter[], origin: SyncOrigin, now: number): void {
-    for (const meter of meters) this.applyOne(view, meter, this.stateOf(meter), origin, now);
+  apply(view: RateLimitView, meters: readonly Meter[], origin: SyncOrigin, now: number, heard?: LevelHeard): void {
+    for (const meter of meters) this.applyOne(view, meter, this.stateOf(meter), origin, now, heard);
   }
 
   rateLimited(failure: FailureClass, meters: readonly Meter[], seq: number, admissions: number, now: number): number {
@@ -86,7 +86,14 @@ export class LocalLevels implements LevelSync {
     return state;
   }
 
-  private applyOne(view: RateLimitView, meter: Meter, state: SyncState, origin: SyncOrigin, now: number): void {
+  private applyOne(
+    view: RateLimitView,
+    meter: Meter,
+    state: SyncState,
+    origin: SyncOrigin,
+    now: number,
+    heard: LevelHeard | undefined,
+  ): void {
     const { target } = this;
     const reported = view.dimensions[meter.name];
     if (reported?.remaining === undefined || origin.seq < state.syncedSeq) return;
@@ -107,6 +114,7 @@ export class LocalLevels implements LevelSync {
     const window = readWindow(state, meter.dimension, reported, view.provider, moved, now);
     recoverClaim(state, moved?.dt);
     const truth = truthOf();
+    heard?.(meter, local, truth);
     if (window === "revoked") target.endWindows(meter.name);
     else if (window) target.alignWindow(meter.name, window.startedBy, window.periodMs);
     else if (moved && !state.windowed) this.learnShare(meter, state, moved);

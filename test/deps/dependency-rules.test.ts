@@ -44,16 +44,18 @@ describe("the dependency rule", () => {
   it("reports every seeded violation", () => {
     expect(seeded.map(brief).sort()).toEqual([
       "ai-sdk-type-only: src/ai/runtime.ts → ai",
-      "file-outside-layers: src/events/emit.ts → ../core/limits.js",
+      "file-outside-layers: src/unlisted/emit.ts → ../core/limits.js",
       "layer-admission: src/admission/queue.ts → ../headers/parse.js",
       "layer-ai: src/ai/middleware.ts → ../admission/queue.js",
       "layer-buckets: src/buckets/local.ts → ../headers/parse.js",
       "layer-core: src/core/clock.ts → ../sync/levels.js",
       "layer-estimate: src/estimate/text.ts → ../core/limits.js",
+      "layer-events: src/events/hub.ts → ../sync/levels.js",
       "layer-facade: src/limiter.ts → ../test/helper.js",
       "layer-fetch: src/fetch/limited.ts → ../sync/levels.js",
       "layer-group: src/group/group.ts → ../sync/levels.js",
       "layer-headers: src/headers/parse.ts → ../core/limits.js",
+      "layer-otel: src/otel/names.ts → ../admission/queue.js",
       "layer-plan: src/plan/args.ts → ../sync/levels.js",
       "layer-pure: src/core/budget.ts → ./clock.js",
       "layer-redis: src/redis/options.ts → ../admission/queue.js",
@@ -63,6 +65,7 @@ describe("the dependency rule", () => {
       "layer-testing: src/testing/provider.ts → ../sync/levels.js",
       "layer-testingEntry: src/testing/index.ts → ../plan/args.js",
       "no-circular: src/sync/levels.ts → ./windows.js",
+      "otel-api-type-only: src/otel/instrument.ts → @opentelemetry/api",
       "redis-clients-type-only: src/redis/store.ts → ioredis",
     ]);
   });

@@ -11,6 +11,7 @@ export const OPTION_SOURCES = [
   "src/testing/options.ts",
   "src/group/options.ts",
   "src/ai/options.ts",
+  "src/otel/options.ts",
 ] as const;
 
 /** The interfaces docs/options.md must have a table for. */
@@ -25,6 +26,7 @@ export const DOCUMENTED = [
   "ProviderOptions",
   "LimiterGroupOptions",
   "RateLimitMiddlewareOptions",
+  "InstrumentOptions",
 ] as const;
 
 /** One option as its TSDoc states it, or as a table row does (type and default as Markdown cells). */

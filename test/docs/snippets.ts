@@ -97,6 +97,7 @@ const OPTIONS: ts.CompilerOptions = {
   paths: {
     "llm-limiter": [`${ROOT}src/index.ts`],
     "llm-limiter/redis": [`${ROOT}src/redis/index.ts`],
+    "llm-limiter/otel": [`${ROOT}src/otel/index.ts`],
     "llm-limiter/testing": [`${ROOT}src/testing/index.ts`],
     "llm-limiter/ai": [`${ROOT}src/ai/index.ts`],
   },

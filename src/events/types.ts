@@ -1,0 +1,132 @@
+import type { Estimate, Unit, Usage } from "../core/limits.js";
+import type { FailureClass } from "../headers/failures.js";
+import type { RateLimitView } from "../headers/types.js";
+
+/** A request started waiting for admission (`limiter.on("queued", ...)`). */
+export interface QueuedEvent {
+  /** The estimate it waits to be admitted on. */
+  readonly estimate: Estimate;
+  /** Requests waiting now, this one included. */
+  readonly queued: number;
+  /** Whether it is a retry of `run`, put back at the head of the queue. */
+  readonly retry: boolean;
+}
+
+/** A request was admitted (`limiter.on("admitted", ...)`). */
+export interface AdmittedEvent {
+  /** The estimate it was admitted on. */
+  readonly estimate: Estimate;
+  /** Milliseconds it waited in the queue; 0 when admitted at once. */
+  readonly waitMs: number;
+  /** Admitted requests not yet released, this one included. */
+  readonly inFlight: number;
+}
+
+/** What one dimension reserved for a call, and what the call finally cost on it. */
+export interface DimensionSettlement {
+  /** What the dimension counts. */
+  readonly unit: Unit;
+  /** Charged at admission, from the estimate. */
+  readonly reserved: number;
+  /** Charged at release: the settled usage, the estimate if nothing was settled, 0 after a refund. */
+  readonly used: number;
+}
+
+/** A reservation was released: its charges are final (`limiter.on("settled", ...)`). */
+export interface SettledEvent {
+  /** The estimate it was admitted on. */
+  readonly estimate: Estimate;
+  /** The usage the last `settle()` reported; `undefined` when it never settled (the estimate stands) or refunded. */
+  readonly usage: Usage | undefined;
+  /** Whether `refund()` gave the whole charge back. */
+  readonly refunded: boolean;
+  /** Per dimension name: reserved at admission and used at release. */
+  readonly dimensions: Readonly<Record<string, DimensionSettlement>>;
+  /** Milliseconds from admission to release. */
+  readonly heldMs: number;
+}
+
+/**
+ * Why a request was refused: the queue held `maxQueue` (`queue_full`), it waited past its `maxWaitMs`
+ * (`timeout`), its signal aborted (`aborted`), the limiter was closed (`closed`), it can never fit a
+ * dimension's capacity (`too_large`), or a shared store failed beyond retrying (`store`).
+ */
+export type RejectionReason = "queue_full" | "timeout" | "aborted" | "closed" | "too_large" | "store";
+
+/** A request was refused admission (`limiter.on("rejected", ...)`). */
+export interface RejectedEvent {
+  /** The estimate it asked for. */
+  readonly estimate: Estimate;
+  /** Why, in one word (see {@link RejectionReason}). */
+  readonly reason: RejectionReason;
+  /** What the caller's promise rejects with: a `LimiterError`, or the signal's `reason` when aborted. */
+  readonly error: unknown;
+  /** Milliseconds it waited in the queue first; 0 when refused at once. */
+  readonly waitMs: number;
+}
+
+/** Rate-limit headers were applied, by `limiter.sync` or `reservation.sync` (`limiter.on("synced", ...)`). */
+export interface SyncedEvent {
+  /** The headers as parsed: what `sync()` returns. */
+  readonly view: RateLimitView;
+  /** The response's HTTP status, when the caller gave it. */
+  readonly status: number | undefined;
+}
+
+/** A 429 was synced (`limiter.on("rateLimited", ...)`). */
+export interface RateLimitedEvent {
+  /** The 429 classified: `rate` pauses admission, `billing` (a spent quota) changes nothing. */
+  readonly failure: FailureClass;
+  /** The provider's retry hint, in ms, when it gave one. */
+  readonly retryAfterMs: number | undefined;
+  /** The headers that came with it, as parsed. */
+  readonly view: RateLimitView;
+}
+
+/**
+ * Headers reported a dimension's remaining further from the limiter's own count than `driftMargin`
+ * allows (`limiter.on("drift", ...)`): another client draws on the key, estimates miss the provider's
+ * count, or the configured limit is not the provider's.
+ */
+export interface DriftEvent {
+  /** The dimension's name (`rpm`, `tpm`, ...). */
+  readonly dimension: string;
+  /** What the provider reports is left, brought forward to now and less what this limiter admitted since. */
+  readonly reported: number;
+  /** What the limiter's own count had left just before the headers applied. */
+  readonly local: number;
+  /** `reported - local`: negative when the provider counts more drawn than the limiter did. */
+  readonly difference: number;
+  /** The margin crossed, in the dimension's units: `driftMargin` times its limit. */
+  readonly margin: number;
+}
+
+/** Every event a limiter emits, by name, with its payload. */
+export interface LimiterEvents {
+  /** A request started waiting. */
+  queued: QueuedEvent;
+  /** A request was admitted, at once or from the queue. */
+  admitted: AdmittedEvent;
+  /** A reservation was released: its charges are final. */
+  settled: SettledEvent;
+  /** A request was refused admission. */
+  rejected: RejectedEvent;
+  /** Rate-limit headers were applied. */
+  synced: SyncedEvent;
+  /** A 429 was synced. */
+  rateLimited: RateLimitedEvent;
+  /** Headers strayed from the own count by more than `driftMargin`. */
+  drift: DriftEvent;
+}
+
+/** The name of a limiter event. */
+export type LimiterEventName = keyof LimiterEvents;
+
+/** A listener of event `K`: called synchronously, in the order listeners were added. */
+export type LimiterListener<K extends LimiterEventName> = (event: LimiterEvents[K]) => void;
+
+/**
+ * Removes the listener it was returned for; calling it again does nothing. Where the runtime has
+ * `Symbol.dispose` (Node 20.4+ and later), the function is also disposable: `using off = limiter.on(...)`.
+ */
+export type Disposer = () => void;
