@@ -2,9 +2,8 @@
 /**
  * The dependency rule of src/ (`npm run check:deps`, in CI): each layer below says what its files may import, and
  * everything else is forbidden. Type-only imports count. Node built-ins are allowed everywhere; npm packages nowhere,
- * except type-only imports of the Redis clients from src/redis, @sinonjs/fake-timers from src/simulate, the AI SDK
- * from src/ai and @opentelemetry/api from src/otel. No import
- * cycles at all.
+ * except type-only imports of the Redis clients from src/redis, the AI SDK from src/ai and @opentelemetry/api from
+ * src/otel, and @sinonjs/fake-timers from src/simulate (loaded when a simulation runs). No import cycles at all.
  *
  * Paths are relative to where depcruise runs, so test/deps/dependency-rules.test.ts runs this same file on the
  * src/ trees under test/fixtures/deps/.
@@ -78,8 +77,6 @@ const layers = [
   ["fetch", ["core", "estimate", "options", "fetch"]],
   // The AI SDK middleware sits on the public surface: the Limiter, the core's types, the estimates; not admission.
   ["ai", ["ai", "facade", "group", "core", "estimate", "fetch", "aiSdk"]],
-    },
-    {
   // The limiter's types (src/limiter.ts) and its events; OpenTelemetry's API for its types only.
   ["otel", ["otel", "events", "facade", "otelApi"]],
   ["facade", ["src"]],
@@ -111,6 +108,8 @@ export default {
       severity: "error",
       from: { path: parts.ai.path },
       to: { path: parts.aiSdk.path, dependencyTypesNot: ["type-only", "type-import"] },
+    },
+    {
       name: "otel-api-type-only",
       comment: "src/otel may import @opentelemetry/api (an optional peer) for its types only",
       severity: "error",

@@ -84,7 +84,6 @@ describe("limiter.fetch() on the OpenAI SDK", () => {
     expect(calls).toHaveLength(1);
     expect(limiter.snapshot()).toMatchObject({ queued: 0, inFlight: 0, concurrency: { available: 1 } });
   });
-
 });
 
 describe("limiter.fetch() on the OpenAI SDK, its quota spent", () => {
