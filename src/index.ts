@@ -20,4 +20,11 @@ export type { FailureClass, FailureKind, FailureParts } from "./headers/failures
 export type { RetryOptions } from "./core/retry.js";
 export { plan } from "./plan/index.js";
 export type { DimensionPlan, Plan, PlanInput } from "./plan/index.js";
-export type { Booking, SharedDimension, SharedLayout, SharedStore, StoreFailurePolicy } from "./store/shared-store.js";
+export type {
+  Booking,
+  SharedDimension,
+  SharedLayout,
+  SharedReading,
+  SharedStore,
+  StoreFailurePolicy,
+} from "./store/shared-store.js";
