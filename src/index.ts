@@ -38,7 +38,14 @@ export type { FailureClass, FailureKind, FailureParts } from "./headers/failures
 export type { RetryOptions } from "./core/retry.js";
 export { plan } from "./plan/index.js";
 export type { DimensionPlan, Plan, PlanInput } from "./plan/index.js";
-export type { Booking, SharedDimension, SharedLayout, SharedStore, StoreFailurePolicy } from "./store/shared-store.js";
+export type {
+  Booking,
+  SharedDimension,
+  SharedLayout,
+  SharedReading,
+  SharedStore,
+  StoreFailurePolicy,
+} from "./store/shared-store.js";
 export { estimateRequest } from "./estimate/index.js";
 export type { Endpoint, EstimateRequestOptions, ImageSize, RequestEstimate, Tokenizer } from "./estimate/index.js";
 export { ADMITTED_HEADER, PRIORITY_HEADER, TENANT_HEADER } from "./fetch/index.js";

@@ -38,7 +38,7 @@ export interface GroupSeat {
 export function modeFor(options: ResolvedOptions, parts: AdmissionParts, probe: boolean, seat?: GroupSeat): Mode {
   const { store, initialFraction, arrivalDelayMs } = options;
   if (store) {
-    const link = new StoreLink(store, parts.clock, initialFraction, options.onWarning);
+    const link = new StoreLink(store, parts.clock, initialFraction, arrivalDelayMs, options.onWarning);
     return {
       admission: new SharedAdmission(parts, link, initialFraction, arrivalDelayMs),
       levels: new SharedLevels(link),

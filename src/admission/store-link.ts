@@ -4,7 +4,7 @@ import type { Dimension } from "../core/budget.js";
 import type { Clock } from "../core/clock.js";
 import type { Estimate } from "../core/limits.js";
 import type { Meter } from "../core/meter.js";
-import type { Booking, SharedLayout, SharedStore } from "../store/shared-store.js";
+import type { Booking, SharedLayout, SharedReading, SharedStore } from "../store/shared-store.js";
 
 /** Backoff while the store is down: the first retry, and the longest gap between probes. */
 const OUTAGE_FIRST_MS = 50;
@@ -23,6 +23,7 @@ export class StoreLink {
   /** Levels as of the last round trip. */
   private readonly mirror = new Map<string, number>();
   private pending: number[] | undefined;
+
   /** Writes sent and not yet answered. */
   private readonly writes = new Set<Promise<void>>();
   private readonly leases = new Set<string>();
@@ -35,9 +36,10 @@ export class StoreLink {
     readonly store: SharedStore,
     private readonly clock: Clock,
     private readonly initialFraction: number,
+    private readonly arrivalDelayMs: number,
     private readonly warn: (warning: Error) => void,
   ) {
-    this.layout = { dimensions: [], concurrency: undefined, initialFraction };
+    this.layout = { dimensions: [], concurrency: undefined, initialFraction, arrivalDelayMs };
   }
 
   /** Sends later calls with these dimensions and concurrency limit. */
@@ -48,6 +50,7 @@ export class StoreLink {
       dimensions: dimensions.map(({ name, limit, windowMs, capacity }) => ({ name, limit, windowMs, capacity })),
       concurrency,
       initialFraction: this.initialFraction,
+      arrivalDelayMs: this.arrivalDelayMs,
     };
     for (const name of [...this.mirror.keys()]) if (!dimensions.some((d) => d.name === name)) this.mirror.delete(name);
     for (const d of dimensions) {
@@ -150,21 +153,22 @@ export class StoreLink {
     });
   }
 
-  /** Header sync: lowers the dimension of `meter` to `remaining` less what every process booked after `mark`. */
-  lowerFrom(meter: Meter, remaining: number, mark: number | undefined): void {
-    this.lowerTo(meter.name, remaining, mark);
+  /** Header sync of the dimension of `meter`, in every process (see {@link SharedStore.resync}). */
+  resync(meter: Meter, reading: SharedReading): void {
+    const index = this.indexOf(meter.name);
+    if (index < 0) return;
+    // Headers stamped at completion count the settles made before them: those go first.
+    this.flush();
+    this.write(this.store.resync(this.layout, index, reading));
   }
 
   /** Lowers dimension `name` to at most `level`, in every process. */
   lower(name: string, level: number): void {
-    this.lowerTo(name, level, undefined);
-  }
-
-  private lowerTo(name: string, level: number, mark: number | undefined): void {
     const index = this.indexOf(name);
     if (index < 0) return;
     this.mirror.set(name, Math.min(this.mirror.get(name) ?? level, level));
-    this.write(this.store.lower(this.layout, index, level, mark));
+    this.flush();
+    this.write(this.store.lower(this.layout, index, level, undefined));
   }
 
   /** No admission with a positive cost on `name` before monotonic time `until`, in every process. */

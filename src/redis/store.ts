@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Booking, SharedLayout, SharedStore, StoreFailurePolicy } from "../store/shared-store.js";
+import type { Booking, SharedLayout, SharedReading, SharedStore, StoreFailurePolicy } from "../store/shared-store.js";
 import { layoutArgs, num, perDimension } from "./args.js";
 import { StoreReplyError } from "./errors.js";
 import { resolveOptions, type RedisStoreOptions } from "./options.js";
@@ -42,6 +42,7 @@ export class RedisStore implements SharedStore {
     const prefix = layout.concurrency === undefined ? "" : randomUUID();
     const args = [...this.layoutArgs(layout), String(requests.length)];
     requests.forEach((costs, r) => args.push(...perDimension(`requests[${r}]`, layout, costs)));
+    args.push(num("arrivalDelayMs", layout.arrivalDelayMs ?? 0));
     if (layout.concurrency !== undefined) {
       args.push(num("concurrency", layout.concurrency), String(this.leaseMs), prefix);
     }
@@ -97,12 +98,29 @@ export class RedisStore implements SharedStore {
   }
 
   async lower(layout: SharedLayout, index: number, remaining: number, mark: number | undefined): Promise<void> {
+    await this.sync("lower", layout, index, { remaining, brought: remaining, mark }, false);
+  }
+
+  async resync(layout: SharedLayout, index: number, reading: SharedReading): Promise<void> {
+    await this.sync("resync", layout, index, reading, true);
+  }
+
+  /** One dimension to a reading: the `lower` script, which raises up to the own count when `raise` says so. */
+  private async sync(
+    method: string,
+    layout: SharedLayout,
+    index: number,
+    { remaining, brought, mark }: SharedReading,
+    raise: boolean,
+  ): Promise<void> {
     const dimension = layout.dimensions[index];
-    if (dimension === undefined) throw new RangeError(`lower(): no dimension at index ${index}`);
+    if (dimension === undefined) throw new RangeError(`${method}(): no dimension at index ${index}`);
     const args = [
       ...layoutArgs(layout, [dimension]),
       num("remaining", remaining),
+      num("brought", brought),
       mark === undefined ? "" : num("mark", mark),
+      raise ? "1" : "",
     ];
     await this.runner.run(scripts.lower, this.keys, args);
   }

@@ -4,21 +4,32 @@ import { StoreUnavailableError } from "./errors.js";
  * Settles like `call()`, or rejects with a {@link StoreUnavailableError} after
  * `ms`. The timer is unref'd (it never keeps a process alive) and cleared as
  * soon as the call settles; a late rejection is still handled.
+ *
+ * A timer that fires late, after the event loop was busy (a burst of calls
+ * being sent), runs before the loop reads the sockets: the reply may be
+ * waiting there. So the timeout rejects only after one more turn of the loop
+ * (`setImmediate` runs after the sockets are read), if the reply is still missing.
  */
 export function withTimeout<T>(call: () => Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
+    let settled = false;
     const timer = setTimeout(() => {
-      const cause = new DOMException(`Redis did not answer within ${ms} ms`, "TimeoutError");
-      reject(new StoreUnavailableError(`Redis store unavailable: ${cause.message}`, { cause }));
+      setImmediate(() => {
+        if (settled) return;
+        const cause = new DOMException(`Redis did not answer within ${ms} ms`, "TimeoutError");
+        reject(new StoreUnavailableError(`Redis store unavailable: ${cause.message}`, { cause }));
+      }).unref();
     }, ms);
     timer.unref();
     // `call` may throw synchronously (a client in a bad state): that rejects too.
     new Promise<T>((r) => r(call())).then(
       (value) => {
+        settled = true;
         clearTimeout(timer);
         resolve(value);
       },
       (error: unknown) => {
+        settled = true;
         clearTimeout(timer);
         reject(error);
       },

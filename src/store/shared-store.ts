@@ -30,6 +30,13 @@ export interface SharedLayout {
   readonly concurrency: number | undefined;
   /** Fraction of capacity a dimension starts with when its state is missing (new, expired or lost). */
   readonly initialFraction: number;
+  /**
+   * The longest time, in ms, from admission until a call reaches the provider (the limiter's
+   * `arrivalDelayMs`): until a draw arrives the provider's bucket may sit full and lose refill, so a
+   * draw from a bucket that refill could fill before then holds back its refill as long. `0` or left
+   * out: calls arrive at once.
+   */
+  readonly arrivalDelayMs?: number;
 }
 
 /**
@@ -90,6 +97,16 @@ export function checkFailurePolicy(policy: unknown): number | undefined {
   return local;
 }
 
+/** What a response's headers say of one dimension, for {@link SharedStore.resync}. */
+export interface SharedReading {
+  /** The remaining the response reported. */
+  readonly remaining: number;
+  /** That remaining brought forward to now: refilled at the full rate since the request's admission. */
+  readonly brought: number;
+  /** The request's mark (a {@link Booking.marks} value); `undefined`: none, the headers are taken as current. */
+  readonly mark: number | undefined;
+}
+
 /** Bucket state shared by many processes. */
 export interface SharedStore {
   /** How long a concurrency lease lives unless renewed, in ms. */
@@ -133,6 +150,17 @@ export interface SharedStore {
    * mark, to at most `remaining`.
    */
   lower(layout: SharedLayout, index: number, remaining: number, mark: number | undefined): Promise<void>;
+  /**
+   * Header sync: sets dimension `index` to what a response reports, as of now:
+   * at most `reading.remaining`, and at most `reading.brought` less what every
+   * process booked after `reading.mark`, floored at zero. Unlike `lower`, it
+   * may raise the level, but never above the store's own count (the level as
+   * bookings, refills and adjusts alone leave it), and never out of debt:
+   * a reading that counted draws twice (headers stamped at completion count
+   * the calls that arrived meanwhile, which the mark counts again) is undone
+   * by the next one. `lower` leaves the own count as it is.
+   */
+  resync(layout: SharedLayout, index: number, reading: SharedReading): Promise<void>;
   /** No admission with a positive cost on the given dimensions (all when `undefined`) for `ms` from now. */
   pause(layout: SharedLayout, indices: readonly number[] | undefined, ms: number): Promise<void>;
 }

@@ -6,8 +6,11 @@ import { broughtForward, holdBack, namedBy, type HoldTarget, type LevelSync } fr
 
 /** A store shared by every replica, as header sync moves it (`SharedAdmission`, which writes through). */
 export interface SharedLevelTarget extends HoldTarget {
-  /** Lowers the dimension of `meter` to `remaining` less what every process booked after `mark`. */
-  lowerFrom(meter: Meter, remaining: number, mark: number | undefined): void;
+  /**
+   * Sets the dimension of `meter` to what a response reports: at most `remaining`, and at most `brought` less
+   * what every process booked after `mark`; it may raise the level back up to the store's own count.
+   */
+  resync(meter: Meter, reading: { remaining: number; brought: number; mark: number | undefined }): void;
 }
 
 /**
@@ -36,10 +39,9 @@ export class SharedLevels implements LevelSync {
       if (remaining === undefined || origin.seq < (this.syncedSeq.get(meter) ?? 0)) continue;
       this.syncedSeq.set(meter, origin.seq);
       // The store discounts what every replica booked since; with the plain remaining too, the lower
-      // reading wins. Nothing refilled since admission (or headers taken as current): the first alone does.
+      // reading wins (as in this process: see LocalLevels).
       const brought = broughtForward(meter, remaining, origin, now);
-      this.target.lowerFrom(meter, brought, origin.markOf(meter));
-      if (brought > remaining) this.target.lowerFrom(meter, remaining, undefined);
+      this.target.resync(meter, { remaining, brought, mark: origin.markOf(meter) });
     }
   }
 

@@ -29,13 +29,13 @@ import {
 
 const QUOTA: Quota = { rpm: 600, tpm: 600_000 };
 const LIMITERS = 3;
-/** The burst, 594 calls (0.99 of 600) at once, spread over the limiters. */
-const BURST = 594;
+/** The burst, 600 calls at once, spread over the limiters. */
+const BURST = 600;
 /**
  * Then each limiter makes a call every 250 ms: 12/s in all against a refill of
- * 10/s, so every limiter has calls waiting from then on (the last is due 6.6 s
- * after the start) and the provider's bucket stays empty: a request
- * over-admitted is a 429.
+ * 10/s, so every limiter has calls waiting from then on (the last is due 7.1 s
+ * after the start, the burst's refill held back 500 ms) and the provider's
+ * bucket stays empty: a request over-admitted is a 429.
  */
 const STEADY_EACH = 22;
 const STEADY_EVERY_MS = 250;

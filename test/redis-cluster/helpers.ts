@@ -99,12 +99,10 @@ function recorded(store: RedisStore, bookings: BookingReply[]): RedisStore {
 }
 
 /**
- * The shared bucket starts at the first booking, the provider's at the first
- * call to reach it: held back 1% of the burst (600 ms of refill), the calls due
- * after the burst do not arrive early by the lag of its first call (see "A
- * burst at start-up" in docs/redis.md; the multi-process tests do the same).
+ * The limiters' default `arrivalDelayMs`: the start-up burst, drawn from a full
+ * bucket, holds its refill back this long (see "A burst at start-up" in docs/redis.md).
  */
-const INITIAL = 0.99;
+const ARRIVAL_DELAY_MS = 500;
 
 export async function limitersOn(
   cluster: RedisCluster,
@@ -121,7 +119,6 @@ export async function limitersOn(
     ({ client }) =>
       new Limiter({
         ...options.quota,
-        initial: INITIAL,
         store: recorded(new RedisStore({ client, key, onError: options.onError ?? "fail-closed" }), bookings),
         onWarning: (warning) => warnings.push(warning),
       }),
@@ -196,9 +193,12 @@ export function clusterForTests(options?: ClusterOptions): () => RedisCluster {
   return () => cluster!;
 }
 
-/** The earliest the last of `calls` can be admitted from the limiters' bucket at start: (N − C₀) / r, in ms. */
+/**
+ * The earliest the last of `calls` can be admitted from the limiters' full bucket at start: (N − C) / r, in ms,
+ * after the hold of the burst's arrival delay.
+ */
 export function boundMs(quota: Quota, calls: number): number {
-  return (Math.max(0, calls - quota.rpm * INITIAL) * 60_000) / quota.rpm;
+  return calls <= quota.rpm ? 0 : ARRIVAL_DELAY_MS + ((calls - quota.rpm) * 60_000) / quota.rpm;
 }
 
 /** Resolves with `promise`, or rejects after `ms` naming `what`: a hang fails the test with a reason. */

@@ -26,7 +26,7 @@ import {
  */
 const QUOTA: Quota = { rpm: 300, tpm: 300_000 };
 const LIMITERS = 3;
-/** The burst of 297 (0.99 of 300), then 18 more at 5/s: the last is due 3.6 s after the start. */
+/** The burst of 300, then 15 more at 5/s after the burst's hold of 500 ms: the last is due 3.5 s after the start. */
 const CALLS = 315;
 
 describeCluster("limiters on one key of a Redis Cluster", () => {

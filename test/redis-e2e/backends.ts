@@ -27,8 +27,8 @@ function closedAfterEach(): (limiter: Limiter) => Limiter {
 
 /**
  * The default: buckets in the limiter's own memory. The suite holds both stores
- * to the same timings, and the Redis store's scripts do not model arrival
- * delays yet (the Redis issue): here calls are taken to arrive at once.
+ * to the timings of calls that arrive at once (`arrivalDelayMs: 0`): an
+ * arrival delay holds refill back just after a full bucket, in both.
  */
 export function memoryBackend(): Backend {
   const track = closedAfterEach();
@@ -88,7 +88,7 @@ export function redisBackend(adapter: AdapterName): RedisBackend {
         return connected;
       });
     const store = new RedisStore({ client: (await connection).client, key });
-    return track(new Limiter({ ...options, store }));
+    return track(new Limiter({ arrivalDelayMs: 0, ...options, store }));
   };
   return {
     name: `Redis store (${adapter})`,

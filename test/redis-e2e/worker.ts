@@ -45,15 +45,8 @@ const redis = job.redisUrl === undefined ? undefined : new Redis(job.redisUrl);
 // The store sends nothing until the client is ready.
 if (redis) await new Promise((resolve) => redis.once("ready", resolve));
 const store = redis && new RedisStore({ client: ioredis(redis), key: job.key });
-/**
- * The provider's bucket sits full until the first call reaches it, while the shared one starts at
- * the first booking: when that call arrives later after its admission than the calls due after
- * the burst do (a process admits its share of the burst at once, and its first call leaves only
- * after the others are set up), those arrive early by as much. A hundredth of the burst held back
- * (600 ms of refill here) covers that lag; the steady state is not affected.
- */
-const INITIAL = 0.99;
-const limiter = new Limiter({ ...job.limits, initial: INITIAL, provider: job.dialect, ...(store ? { store } : {}) });
+// Default options: the start-up burst's lag to the provider is covered by the default arrivalDelayMs.
+const limiter = new Limiter({ ...job.limits, provider: job.dialect, ...(store ? { store } : {}) });
 
 let lastReset: ResetReading | undefined;
 

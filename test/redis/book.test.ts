@@ -17,6 +17,24 @@ import { bookOne } from "./book-one.js";
 describeRedis.each(ADAPTER_NAMES)("book (%s)", (adapter) => {
   const store = storeFactory(adapter);
 
+  it("holds refill back for the arrival delay after a draw from a full bucket, not after one well below it", async () => {
+    const s = await store();
+    // 1 per 10 ms, arrivals up to 300 ms late.
+    const rps = layout([dim("rps", 100, 1_000)], { arrivalDelayMs: 300 });
+    const { value: held, ms } = await timed(async () => {
+      await bookOne(s, rps, [100]);
+      await sleep(150);
+      // The draw of the whole bucket may not have reached the provider: no refill yet.
+      return bookOne(s, rps, [10]);
+    });
+    expect(held.waitMs).toBeGreaterThanOrEqual(300 - ms + 100 - 1);
+    expect(held.waitMs).toBeLessThanOrEqual(300 + 100);
+    // Well below full, refill runs: 20 more cost 200 ms of refill past the booking above, no hold.
+    const next = await bookOne(s, rps, [20]);
+    expect(next.waitMs).toBeLessThanOrEqual(held.waitMs + 200 + 1);
+    expect(next.waitMs).toBeGreaterThan(held.waitMs + 200 - 20);
+  });
+
   it("admits 100 at once at C = 100, 100/min, and books the 101st ~600 ms out", async () => {
     const s = await store();
     const rpm = layout([dim("rpm", 100)]);

@@ -71,6 +71,34 @@ describeRedis.each(ADAPTER_NAMES)("adjust, lower, pause (%s)", (adapter) => {
     expect((await levels(s, slow))[1]).toBeCloseTo(0, 1);
   });
 
+  it("resyncs to the lower of the two readings, and raises a level a reading set too low, up to the own count", async () => {
+    const s = await store();
+    const a = await bookOne(s, slow, [1, 100]);
+    await bookOne(s, slow, [1, 200]);
+    // Own count: 700. A reading that counted the 200 twice (stamped at completion): 400 - 200.
+    await s.resync(slow, 1, { remaining: 400, brought: 400, mark: a.marks![1] });
+    expect((await levels(s, slow))[1]).toBeCloseTo(200, 1);
+    // A later reading: up again, not above the plain remaining.
+    await s.resync(slow, 1, { remaining: 650, brought: 900, mark: a.marks![1] });
+    expect((await levels(s, slow))[1]).toBeCloseTo(650, 1);
+    // Never above the own count, whatever the reading says.
+    await s.resync(slow, 1, { remaining: 1_000, brought: 1_000, mark: undefined });
+    expect((await levels(s, slow))[1]).toBeCloseTo(700, 1);
+    // Bookings and refunds move the own count with the level.
+    await s.lower(slow, 1, 100, undefined);
+    await bookOne(s, slow, [1, 50]);
+    await s.adjust(slow, [0, 20]);
+    await s.resync(slow, 1, { remaining: 1_000, brought: 1_000, mark: undefined });
+    expect((await levels(s, slow))[1]).toBeCloseTo(670, 1);
+  });
+
+  it("resyncs a level in debt only downwards: bookings hold it", async () => {
+    const s = await store();
+    await bookOne(s, slow, [1, 1_500]);
+    await s.resync(slow, 1, { remaining: 900, brought: 900, mark: undefined });
+    expect((await levels(s, slow))[1]).toBeCloseTo(-500, 1);
+  });
+
   it("never raises a level that is in debt", async () => {
     const s = await store();
     await bookOne(s, slow, [1, 1_500]);

@@ -31,12 +31,29 @@ describe("errors and timeouts (no server)", () => {
     );
     await vi.advanceTimersByTimeAsync(TIMEOUT - 1);
     expect(vi.getTimerCount()).toBe(1);
+    // The timer, then one turn of the loop for a reply already waiting in the socket.
     await vi.advanceTimersByTimeAsync(1);
+    await vi.advanceTimersToNextTimerAsync();
     const error = await outcome;
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect(error).toBeInstanceOf(LimiterError);
     expect(error).toMatchObject({ code: "STORE_UNAVAILABLE", name: "StoreUnavailableError" });
     expect((error as Error).cause).toMatchObject({ name: "TimeoutError" });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("takes a reply that is read in the loop turn the late timer fired in (the loop was busy) as an answer", async () => {
+    vi.useFakeTimers();
+    // The reply's timer is set after the timeout's and falls due with it: the timeout's fires first, as a timer
+    // that fired late runs before the loop reads the socket where the reply waits.
+    const { store } = storeAnswering(() => new Promise((resolve) => setTimeout(() => resolve(null), TIMEOUT)));
+    const outcome = store.release("lease").then(
+      () => "resolved",
+      (error: unknown) => error,
+    );
+    await vi.advanceTimersByTimeAsync(TIMEOUT);
+    await vi.advanceTimersToNextTimerAsync();
+    expect(await outcome).toBe("resolved");
     expect(vi.getTimerCount()).toBe(0);
   });
 

@@ -1,10 +1,18 @@
-import type { Booking, SharedLayout, SharedStore, StoreFailurePolicy } from "../../src/store/shared-store.js";
+import type {
+  Booking,
+  SharedLayout,
+  SharedReading,
+  SharedStore,
+  StoreFailurePolicy,
+} from "../../src/store/shared-store.js";
 
 interface State {
   level: number;
   at: number;
   booked: number;
   pausedUntil: number;
+  /** How far header sync set the level below the own count. */
+  below: number;
 }
 
 /**
@@ -117,9 +125,26 @@ export class InProcessStore implements SharedStore {
   }
 
   async lower(layout: SharedLayout, index: number, remaining: number, mark: number | undefined): Promise<void> {
+    this.set(layout, index, { remaining, brought: remaining, mark }, false);
+  }
+
+  async resync(layout: SharedLayout, index: number, reading: SharedReading): Promise<void> {
+    this.set(layout, index, reading, true);
+  }
+
+  /** As the `lower` script: the own count is the level plus `below`, which refill to capacity alike. */
+  private set(layout: SharedLayout, index: number, { remaining, brought, mark }: SharedReading, raise: boolean): void {
     this.enter();
-    const state = this.refilled(layout, layout.dimensions[index]!.name, this.now());
-    state.level = Math.min(state.level, Math.max(0, remaining - (mark === undefined ? 0 : state.booked - mark)));
+    const d = layout.dimensions[index]!;
+    const state = this.refilled(layout, d.name, this.now());
+    const truth = Math.max(
+      0,
+      Math.min(remaining, brought - (mark === undefined ? 0 : Math.max(0, state.booked - mark))),
+    );
+    const own = state.level + Math.max(0, Math.min(state.below, d.capacity - state.level));
+    const set = raise && state.level >= 0 ? Math.min(own, truth) : Math.min(state.level, truth);
+    state.level = set;
+    state.below = own - set;
   }
 
   async pause(layout: SharedLayout, indices: readonly number[] | undefined, ms: number): Promise<void> {
@@ -150,7 +175,7 @@ export class InProcessStore implements SharedStore {
     const d = layout.dimensions.find((x) => x.name === name)!;
     let state = this.states.get(name);
     if (!state) {
-      state = { level: d.capacity * layout.initialFraction, at: now, booked: 0, pausedUntil: 0 };
+      state = { level: d.capacity * layout.initialFraction, at: now, booked: 0, pausedUntil: 0, below: 0 };
       this.states.set(name, state);
     }
     if (now > state.at) {

@@ -17,5 +17,5 @@ for i = 1, count do
 end
 save(changed, #changed)
 `,
-  sha1: "c9d16832d116afe05d9b144a97fd67130e31e5bd",
+  sha1: "e38ef41c5a0046effa7fe29e5ecacb9e857ee6de",
 };

@@ -7,9 +7,13 @@ import type { Script } from "./script.js";
  * while the buckets have room; the first request that lacks room is booked for
  * later and ends the batch; one that finds room but no concurrency slot takes
  * nothing and ends it too.
+ * A draw from a bucket within the refill of the arrival delay of full holds
+ * its refill back until then: the provider's bucket may sit full until the
+ * draw reaches it (see {@link SharedLayout.arrivalDelayMs}); a bucket well
+ * below full refills as always.
  * ARGV after the layout: the number of requests m, m × count costs (request
- * by request), then, only when concurrency is limited, concurrency, leaseMs and
- * the lease id prefix (request r's lease is `prefix:r`). Reply: admitted,
+ * by request), the arrival delay in ms, then, only when concurrency is
+ * limited, concurrency, leaseMs and the lease id prefix (request r's lease is `prefix:r`). Reply: admitted,
  * booked (0 or 1), waitMs, binding dimension, then per dimension the total
  * before the batch (the client adds each request's costs for its marks: the
  * same doubles in the same order) and the level after it; numbers are
@@ -19,7 +23,8 @@ export const book: Script = {
   source: `${PRELUDE}${LAYOUT}${SLOTS}
 local m = tonumber(ARGV[rest])
 local after = rest + 1 + m * count
-local concurrency = ARGV[after] and tonumber(ARGV[after])
+local delay = tonumber(ARGV[after])
+local concurrency = ARGV[after + 1] and tonumber(ARGV[after + 1])
 
 local out = { 0, 0, 0, '' }
 for i = 1, count do out[4 + i] = num(dims[i].total) end
@@ -32,21 +37,29 @@ for r = 1, m do
     costs[i] = cost
     local w = 0
     -- Float slack: refill arithmetic can land a hair under a level that is, exactly, reached.
-    if d.level + 1e-9 * (cost > 1 and cost or 1) < cost then w = (cost - d.level) * d.window / d.limit end
+    if d.level + 1e-9 * (cost > 1 and cost or 1) < cost then
+      w = (cost - d.level) * d.window / d.limit
+      -- Refill held back until the draws on their way have arrived.
+      if d.at > now then w = w + d.at - now end
+    end
     if cost > 0 and d.paused - now > w then w = d.paused - now end
     if w > wait then wait, binding = w, ARGV[d.f] end
   end
   if wait == 0 and concurrency then
-    local leaseMs = tonumber(ARGV[after + 1])
-    local free, retry = slot(concurrency, leaseMs, ARGV[after + 2] .. ':' .. r)
+    local leaseMs = tonumber(ARGV[after + 2])
+    local free, retry = slot(concurrency, leaseMs, ARGV[after + 3] .. ':' .. r)
     if not free then
       wait, binding = retry, 'concurrency'
       break
     end
   end
   for i = 1, count do
-    local d = dims[i]
-    d.level, d.total = d.level - costs[i], d.total + costs[i]
+    local d, cost = dims[i], costs[i]
+    -- Refill could fill the bucket before this draw reaches the provider, whose bucket may then sit full.
+    if cost > 0 and delay > 0 and d.level + delay * d.limit / d.window >= d.capacity and d.at < now + delay then
+      d.at = now + delay
+    end
+    d.level, d.total = d.level - cost, d.total + cost
   end
   if wait > 0 then
     booked = 1
@@ -60,5 +73,5 @@ out[1], out[2], out[3], out[4] = admitted, booked, num(wait), binding
 for i = 1, count do out[4 + count + i] = num(dims[i].level) end
 return out
 `,
-  sha1: "b9c0900f967aaece16898b71a117242bd0811f15",
+  sha1: "27b3bbf0faa296851c84c7c11d8c976962b41fcc",
 };

@@ -2,18 +2,30 @@ import { LAYOUT, PRELUDE } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
- * Lowers the layout's one dimension to at most `remaining` less what was
- * booked on it after `mark` (`''`: no mark), floored at zero; never raises it.
- * ARGV after the layout: remaining, mark.
+ * Sets the layout's one dimension to a header reading: at most `remaining`,
+ * and at most `brought` less what was booked on it after `mark` (`''`: no
+ * mark), floored at zero. Without `raise` it never raises the level; with it
+ * (header sync) it may, up to the own count (the level as bookings, refills
+ * and adjusts alone leave it), unless the level is in debt, which bookings
+ * hold. The own count is kept as `<name>:h`, how far below it headers set the
+ * level; scripts that ignore the field move both alike, or (lowering) lower
+ * the own count too. ARGV after the layout: remaining, brought, mark, raise.
  */
 export const lower: Script = {
   source: `${PRELUDE}${LAYOUT}
 local d = dims[1]
-local remaining, mark = tonumber(ARGV[rest]), tonumber(ARGV[rest + 1])
+local remaining, brought, mark = tonumber(ARGV[rest]), tonumber(ARGV[rest + 1]), tonumber(ARGV[rest + 2])
 -- A mark above the total means the state was lost since: nothing known was booked after it.
-if mark then remaining = remaining - math.max(0, d.total - mark) end
-d.level = math.min(d.level, math.max(0, remaining))
+if mark then brought = brought - math.max(0, d.total - mark) end
+local truth = math.max(0, math.min(remaining, brought))
+local below = ARGV[d.f] .. ':h'
+-- The own count refills as the level does, and stops at capacity too.
+local own = d.level + math.max(0, math.min(tonumber(redis.call('HGET', KEYS[1], below)) or 0, d.capacity - d.level))
+local set = math.min(d.level, truth)
+if ARGV[rest + 3] == '1' and d.level >= 0 then set = math.min(own, truth) end
+d.level = set
 save({ d }, 1)
+redis.call('HSET', KEYS[1], below, str(own - set))
 `,
-  sha1: "06cafa2b88e54b6ce01f8af099580ba99ce29e08",
+  sha1: "7edee0a3b9a4879c85a94edb54222dcfe940b446",
 };

@@ -129,6 +129,8 @@ local function save(ds, n)
     values[v + 1], values[v + 2], values[v + 3], values[v + 4], values[v + 5], values[v + 6] =
       fields[d.f], str(d.level), fields[d.f + 1], d.at == now and stamp or str(d.at), fields[d.f + 2], str(d.total)
     local full = (d.capacity - d.level) * d.window / d.limit + d.window
+    -- Refill held back (draws on their way) starts later.
+    if d.at > now then full = full + d.at - now end
     if full > ttl then ttl = full end
     if d.paused - now > ttl then ttl = d.paused - now end
   end
