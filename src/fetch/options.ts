@@ -42,7 +42,7 @@ export interface FetchOptions {
   defaultMaxTokens?: number;
   /**
    * Counts the tokens of each text of the body, e.g. `countTokens` of the optional peer `gpt-tokenizer`.
-   * @default a character-class count, no tokenizer
+   * @default `undefined`: a character-class count, no tokenizer
    */
   tokenizer?: Tokenizer;
   /**

@@ -12,6 +12,7 @@ export const OPTION_SOURCES = [
   "src/group/options.ts",
   "src/ai/options.ts",
   "src/otel/options.ts",
+  "src/fetch/options.ts",
 ] as const;
 
 /** The interfaces docs/options.md must have a table for. */
@@ -27,6 +28,7 @@ export const DOCUMENTED = [
   "LimiterGroupOptions",
   "RateLimitMiddlewareOptions",
   "InstrumentOptions",
+  "FetchOptions",
 ] as const;
 
 /** One option as its TSDoc states it, or as a table row does (type and default as Markdown cells). */
