@@ -50,15 +50,18 @@ describe("LimiterGroup members", () => {
     const g = group({ models: { a: { rpm: 10 } }, shared: { rpd: 1_000, tpd: 2_000_000 }, default: { rpm: 5 } });
     g.for("x");
     const snapshot = g.snapshot();
+    // What a dimension nothing has used or waited for reports of its last window.
+    const idle = { utilisation: 0, queued: 0 };
     expect(Object.keys(snapshot.members)).toEqual(["a", "x"]);
     expect(snapshot.members.a).toEqual({
       dimensions: {
-        rpm: { limit: 10, windowMs: 60_000, capacity: 10, available: 10 },
-        "project-rpd": { limit: 1_000, windowMs: 86_400_000, capacity: 1_000, available: 1_000 },
-        "project-tpd": { limit: 2_000_000, windowMs: 86_400_000, capacity: 2_000_000, available: 2_000_000 },
+        rpm: { limit: 10, windowMs: 60_000, capacity: 10, available: 10, ...idle },
+        "project-rpd": { limit: 1_000, windowMs: 86_400_000, capacity: 1_000, available: 1_000, ...idle },
+        "project-tpd": { limit: 2_000_000, windowMs: 86_400_000, capacity: 2_000_000, available: 2_000_000, ...idle },
       },
       queued: 0,
       inFlight: 0,
+      oldestWaitMs: 0,
     });
     expect(snapshot.shared).toEqual({
       rpd: { limit: 1_000, windowMs: 86_400_000, capacity: 1_000, available: 1_000 },
