@@ -15,7 +15,8 @@ const SLOT_POLL_MAX_MS = 1_000;
 
 /**
  * Most waiters one booking call takes from the front of the queue: a busy
- * process's whole queue per round trip, in a script that stays short.
+ * process's whole queue per round trip, in a script that stays short (and no
+ * more of any bucket than {@link StoreLink.batchShares}).
  */
 const MAX_BATCH = 128;
 
@@ -140,12 +141,19 @@ export class SharedAdmission extends QueuedAdmission {
     // In the order the queue serves them; a retry holding its place (notBefore) stops the batch: those behind it
     // stay behind it.
     // A class with headroom books alone: its take is checked against the levels the store answers.
+    // A batch takes no more of any bucket than its share (the head always goes): another process's call finds the
+    // rest, so processes with equal demand are admitted in step, in the order Redis runs their calls.
     const alone = head.reserve > 0;
-    const waiters = this.queue.peek(
-      MAX_BATCH,
-      (next) => next === head || (!alone && next.notBefore <= now && next.reserve === 0),
-    );
-    const costs = waiters.map((waiter) => this.link.costsOf(waiter.estimate));
+    const room = this.link.batchShares();
+    const costs: number[][] = [];
+    const waiters = this.queue.peek(MAX_BATCH, (next) => {
+      if (next !== head && (alone || next.notBefore > now || next.reserve > 0)) return false;
+      const cost = this.link.costsOf(next.estimate);
+      if (next !== head && cost.some((c, i) => c > room[i]!)) return false;
+      cost.forEach((c, i) => (room[i]! -= c));
+      costs.push(cost);
+      return true;
+    });
     const batch: Batch = { waiters, costs, queued: new Set(waiters) };
     this.batch = batch;
     this.link.book(costs).then(

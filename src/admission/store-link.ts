@@ -9,6 +9,12 @@ import type { Booking, SharedLayout, SharedReading, SharedStore } from "../store
 /** Backoff while the store is down: the first retry, and the longest gap between probes. */
 const OUTAGE_FIRST_MS = 50;
 const OUTAGE_MAX_MS = 2_000;
+/**
+ * The most of a bucket's capacity one booking call takes: processes with
+ * equal demand, their calls interleaved in Redis, then differ by at most this
+ * much of a burst, while a bucket that does not bind still admits a whole queue per call.
+ */
+const BATCH_SHARE = 1 / 8;
 
 /**
  * This process's side of a {@link SharedStore}: the layout sent with every
@@ -66,6 +72,11 @@ export class StoreLink {
   /** What `estimate` costs on each dimension, in the layout's order. */
   costsOf(estimate: Estimate): number[] {
     return this.dimensions.map((d) => costOf(d.unit, estimate));
+  }
+
+  /** Per dimension, in the layout's order, the most one booking call takes: {@link BATCH_SHARE} of its capacity. */
+  batchShares(): number[] {
+    return this.dimensions.map((d) => d.capacity * BATCH_SHARE);
   }
 
   /** Books `requests` (see {@link SharedStore.book}), after the settles made so far (it must see their refunds). */

@@ -64,6 +64,25 @@ describe("batch booking", () => {
     expect(store.calls).toBe(1);
   });
 
+  it("takes no more than an eighth of a bucket per round trip, so another process's call finds the rest", async () => {
+    const { store, limiter } = setUp({ rpm: 100 }); // 12.5 requests a call
+    const log: string[] = [];
+    acquireAll(limiter, Array<number>(40).fill(0), log);
+    await time.timers.tickAsync(0);
+    expect(log).toHaveLength(40);
+    expect(log.every((entry) => entry.endsWith("@0"))).toBe(true);
+    expect(store.calls).toBe(4); // 12, 12, 12, 4
+  });
+
+  it("books a head that costs more than a batch's share alone, then those behind it", async () => {
+    const { store, limiter } = setUp({ ...TPM, initial: "full" }); // 750 tokens a call
+    const log: string[] = [];
+    acquireAll(limiter, [1_000, 100, 100], log);
+    await time.timers.tickAsync(0);
+    expect(log).toEqual(["0@0", "1@0", "2@0"]);
+    expect(store.calls).toBe(2);
+  });
+
   it("short of concurrency slots, looks again when one may be free, not in the same tick", async () => {
     const { store, limiter } = setUp({ rpm: 100, concurrency: 2 });
     const held: Reservation[] = [];
