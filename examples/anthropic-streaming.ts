@@ -47,6 +47,8 @@ console.log(`create({ stream: true }): ${deltas} text deltas`);
 // Admitted on prompt + max_tokens; settled to the usage each stream reported.
 const { itpm, otpm } = limiter.snapshot().dimensions;
 const percent = (share = 0): string => `${Math.round(share * 100)}%`;
-console.log(`itpm: ${percent(itpm?.utilisation)} of the budget used; otpm: ${percent(otpm?.utilisation)}, ${percent(otpm?.efficiency)} of max_tokens`);
+console.log(
+  `itpm: ${percent(itpm?.utilisation)} of the budget used; otpm: ${percent(otpm?.utilisation)}, ${percent(otpm?.efficiency)} of max_tokens`,
+);
 await limiter.close();
 await target.close();

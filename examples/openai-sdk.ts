@@ -43,6 +43,8 @@ console.log(`stream: ${chunks} chunks of content`);
 
 // Reserved prompt + max_completion_tokens at admission, settled to the usage afterwards.
 const { tpm } = limiter.snapshot().dimensions;
-console.log(`tpm: ${Math.round((tpm?.utilisation ?? 0) * 100)}% of the budget used, ${tpm?.efficiency?.toFixed(2)} of the reserved tokens`);
+console.log(
+  `tpm: ${Math.round((tpm?.utilisation ?? 0) * 100)}% of the budget used, ${tpm?.efficiency?.toFixed(2)} of the reserved tokens`,
+);
 await limiter.close();
 await target.close();

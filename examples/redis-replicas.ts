@@ -89,7 +89,8 @@ if (process.argv[2] === "replica") {
       console.log(`replica ${i + 1}: ${admitted} calls admitted, ${answered} answered`);
     }
     const maxInFlight = target.simulator?.stats().maxInFlight;
-    if (maxInFlight !== undefined) console.log(`Most calls in flight at the provider at once: ${maxInFlight} (limit ${BUDGET.concurrency})`);
+    if (maxInFlight !== undefined)
+      console.log(`Most calls in flight at the provider at once: ${maxInFlight} (limit ${BUDGET.concurrency})`);
   } finally {
     await target.close();
     await server?.stop();

@@ -62,11 +62,13 @@ describe("examples/", () => {
   it("has a Redis for the Redis example in CI", () => {
     if (process.env.CI === "true") expect(redisUrl, "redis-server on PATH, or REDIS_URL").not.toBe("");
   });
+});
 
+// Concurrently: each waits on timers and sockets more than on the CPU, and none asserts a timing.
+describe.concurrent("every example", () => {
   for (const example of EXAMPLES) {
     const skip = NEEDS_REDIS.has(example) && redisUrl === "";
-    // Concurrently: each waits on timers and sockets far more than on the CPU, and asserts no timing.
-    it.concurrent.skipIf(skip)(
+    it.skipIf(skip)(
       `${example} runs against the simulator and exits 0`,
       async () => {
         const { code, output } = await run(example, environment(example));
