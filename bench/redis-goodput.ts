@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { between, createProvider, estimatePromptTokens, seededRandom } from "../src/testing/index.js";
-import { startRedisServer } from "../test/redis/server.js";
+import { startRedisServer } from "../examples/shared/redis-server.js";
 import { keptRecords, RECORDS_MARKER } from "./goodput/report.js";
 import type { FromGoodputWorker, GoodputJob, GoodputReport } from "./redis/goodput-job.js";
 import { epochNow } from "./redis/jobs.js";

@@ -16,7 +16,7 @@ import type { Job, Library, Report, RequestBudget } from "./redis/jobs.js";
 import { commandsRun, resetCommandStats } from "./redis/commandstats.js";
 import { report, type Costs, type MakespanRow, type ThroughputRow, type UncontendedRows } from "./redis/report.js";
 // The same throwaway server the tests start.
-import { startRedisServer } from "../test/redis/server.js";
+import { startRedisServer } from "../examples/shared/redis-server.js";
 // The throwaway Cluster the Cluster tests start.
 import { startRedisCluster, type RedisCluster } from "../test/redis-cluster/cluster.js";
 import { runWorkers, type Run } from "./redis/workers.js";

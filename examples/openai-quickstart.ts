@@ -1,14 +1,17 @@
 /**
  * The README's OpenAI quick start as a runnable file: the official OpenAI SDK behind
- * llm-limiter. Needs OPENAI_API_KEY (`npx tsx examples/openai-quickstart.ts`);
- * `npm run demo` runs the same pattern against the simulator instead.
- * In your own project, import from "llm-limiter" rather than "../src/index.js".
+ * llm-limiter, with `limiter.run` at the call site. Runs against the simulator, or OpenAI when
+ * OPENAI_API_KEY is set: `npx tsx examples/openai-quickstart.ts`.
+ * In your own project, import from "llm-limiter" rather than "../src/index.js", and make the
+ * client with `new OpenAI({ maxRetries: 0 })`.
  */
 import OpenAI from "openai";
 import { Limiter } from "../src/index.js";
+import { connect } from "./shared/provider.js";
 
+const target = await connect("openai", { rpm: 500, tpm: 200_000, latencyMs: 50 });
 // The limiter owns retries: an SDK retry would hide the 429 from it.
-const openai = new OpenAI({ maxRetries: 0 });
+const openai = new OpenAI({ baseURL: target.baseURL, apiKey: target.apiKey, maxRetries: 0 });
 const limiter = new Limiter({ rpm: 500, tpm: 200_000, provider: "openai" });
 
 /**
@@ -27,7 +30,7 @@ export async function ask(
     promptTokens(messages) + maxTokens, // what the provider charges at admission
     async (reservation) => {
       const { data, response } = await openai.chat.completions
-        .create({ model: "gpt-4o-mini", messages, max_tokens: maxTokens }, { signal: reservation.signal })
+        .create({ model: target.model, messages, max_tokens: maxTokens }, { signal: reservation.signal })
         .withResponse();
       reservation.sync(response.headers); // the provider's numbers are the truth
       return { value: data, used: data.usage?.total_tokens };
@@ -38,3 +41,5 @@ export async function ask(
 
 const answer = await ask([{ role: "user", content: "In one sentence: what is a token bucket?" }]);
 console.log(answer.choices[0]?.message.content);
+await limiter.close();
+await target.close();

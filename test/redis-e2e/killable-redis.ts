@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { Redis } from "ioredis";
-import { startRedisServer, type RedisServer } from "../redis/server.js";
+import { startRedisServer, type RedisServer } from "../../examples/shared/redis-server.js";
 import { delay } from "../../src/testing/delay.js";
 
 /** A throwaway redis-server that can crash (SIGKILL) and come back on the same port. */

@@ -7,7 +7,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { RedisStore } from "../../src/redis/index.js";
 import { ADAPTERS } from "../redis/helpers.js";
 import { dim, layout } from "../redis/layouts.js";
-import { redisServerAvailable, startRedisServer } from "../redis/server.js";
+import { redisServerAvailable, startRedisServer } from "../../examples/shared/redis-server.js";
 import { bookOne } from "../redis/book-one.js";
 
 const tokens = layout([dim("tpm", 60_000)]);

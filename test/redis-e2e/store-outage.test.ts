@@ -9,7 +9,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { Limiter } from "../../src/index.js";
 import { ioredis, RedisStore, StoreUnavailableError } from "../../src/redis/index.js";
 import type { StoreFailurePolicy } from "../../src/store/shared-store.js";
-import { redisServerAvailable } from "../redis/server.js";
+import { redisServerAvailable } from "../../examples/shared/redis-server.js";
 import { sleep } from "../redis/helpers.js";
 import { killableRedis, type KillableRedis } from "./killable-redis.js";
 import { overdraft } from "./model.js";

@@ -4,7 +4,7 @@ import { createClient } from "redis";
 import { ioredis, nodeRedis, RedisStore, StoreUnavailableError } from "../../src/redis/index.js";
 import { ADAPTERS, ADAPTER_NAMES, sleep, type AdapterName, type Connection } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
-import { redisServerAvailable, startRedisServer } from "./server.js";
+import { redisServerAvailable, startRedisServer } from "../../examples/shared/redis-server.js";
 import { bookOne } from "./book-one.js";
 
 const rpm = layout([dim("rpm", 100)]);

@@ -4,7 +4,7 @@
  * Without redis-server, CI fails here; elsewhere the Redis tests skip.
  */
 import type { TestProject } from "vitest/node";
-import { redisServerAvailable, startRedisServer } from "./server.js";
+import { redisServerAvailable, startRedisServer } from "../../examples/shared/redis-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

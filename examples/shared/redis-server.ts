@@ -1,10 +1,14 @@
+/**
+ * Starts a throwaway `redis-server` on a free port, for the Redis example when REDIS_URL is not
+ * set, and for the Redis tests and benchmarks (which import it from here). Not part of the library.
+ */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** A `redis-server` child process owned by the tests. */
+/** A `redis-server` child process owned by the caller: the Redis example, the tests and the benchmarks. */
 export interface RedisServer {
   readonly port: number;
   readonly url: string;
