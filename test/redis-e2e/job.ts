@@ -16,6 +16,8 @@ export interface WorkerJob {
   readonly calls: number;
   /** `max_tokens` of every call. */
   readonly maxTokens: number;
+  /** The limiter's `initial`; `undefined`: the default (a start-up probe). */
+  readonly initial?: "full";
 }
 
 /** One response's Anthropic input-token reset, as read by the worker and as sent. */

@@ -46,7 +46,12 @@ const redis = job.redisUrl === undefined ? undefined : new Redis(job.redisUrl);
 if (redis) await new Promise((resolve) => redis.once("ready", resolve));
 const store = redis && new RedisStore({ client: ioredis(redis), key: job.key });
 // Default options: the start-up burst's lag to the provider is covered by the default arrivalDelayMs.
-const limiter = new Limiter({ ...job.limits, provider: job.dialect, ...(store ? { store } : {}) });
+const limiter = new Limiter({
+  ...job.limits,
+  provider: job.dialect,
+  ...(store ? { store } : {}),
+  ...(job.initial ? { initial: job.initial } : {}),
+});
 
 let lastReset: ResetReading | undefined;
 
