@@ -19,6 +19,7 @@ export type { DimensionSnapshot } from "./buckets/types.js";
 export type { DimensionStats } from "./core/usage-stats.js";
 export type {
   AdmittedEvent,
+  CallEvent,
   DimensionSettlement,
   Disposer,
   DriftEvent,

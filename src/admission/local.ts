@@ -36,7 +36,7 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
   }
 
   tryNow(estimate: Estimate, rank: number): AdmittedCall | undefined {
-    return this.admitNow(estimate, undefined, true, rank);
+    return this.admitNow(estimate, undefined, true, rank, undefined);
   }
 
   give(name: string, amount: number, chargedAt: number): void {
@@ -89,12 +89,14 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     signal: AbortSignal | undefined,
     refundable: boolean,
     reserve: number,
+    priority: string,
+    tenant: string | undefined,
   ): AdmittedCall | undefined {
     const now = this.clock.now();
     if (this.probe?.expired(now)) this.endProbe();
     if (!this.take(estimate, now, reserve)) return undefined;
     this.opened(now);
-    return this.ledger.open(estimate, signal, now, refundable);
+    return this.ledger.open(estimate, signal, now, refundable, priority, tenant);
   }
 
   protected serve(first: Waiter): void {
