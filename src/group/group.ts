@@ -92,7 +92,8 @@ export class LimiterGroup {
 
   /**
    * Runs `fn` on whichever of `names` is predicted to admit `estimate` soonest
-   * (from its levels, pauses and queue), telling `fn` which. With `retry`, a
+   * (from its levels, pauses and what its queue serves before a call of this `priority` and `tenant`),
+   * telling `fn` which. With `retry`, a
    * 429 whose retry hint is longer than the group's `moveAfterMs` moves the
    * retry to the soonest other candidate; a shorter one (or none: backoff)
    * retries on the same one.
@@ -113,7 +114,8 @@ export class LimiterGroup {
     } catch (error) {
       return Promise.reject(error);
     }
-    const context = { clock: this.clock, provider: this.config.common.provider, moveAfterMs: this.config.moveAfterMs };
+    const { common, moveAfterMs, classes } = this.config;
+    const context = { clock: this.clock, provider: common.provider, moveAfterMs, classes };
     return runOnSoonest(candidates, estimate, fn, options, context);
   }
 
