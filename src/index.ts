@@ -1,7 +1,7 @@
 export { Limiter, type LimiterSnapshot } from "./limiter.js";
 export type { Reservation } from "./core/reservation.js";
 export { LimiterGroup } from "./group/group.js";
-export type { GroupSnapshot, LimiterGroupOptions, SharedLimits } from "./group/options.js";
+export type { GroupListener, GroupSnapshot, LimiterGroupOptions, SharedLimits } from "./group/options.js";
 export {
   LimiterError,
   RequestTooLargeError,
