@@ -1,7 +1,7 @@
 export { Limiter, type LimiterSnapshot } from "./limiter.js";
 export type { Reservation } from "./core/reservation.js";
 export { LimiterGroup } from "./group/group.js";
-export type { GroupSnapshot, LimiterGroupOptions, SharedLimits } from "./group/options.js";
+export type { GroupListener, GroupSnapshot, LimiterGroupOptions, SharedLimits } from "./group/options.js";
 export {
   LimiterError,
   RequestTooLargeError,
@@ -19,6 +19,7 @@ export type { DimensionSnapshot } from "./buckets/types.js";
 export type { DimensionStats } from "./core/usage-stats.js";
 export type {
   AdmittedEvent,
+  CallEvent,
   DimensionSettlement,
   Disposer,
   DriftEvent,

@@ -116,6 +116,7 @@ export class Limiter {
       ledger: this.ledger,
       maxQueue: resolved.maxQueue,
       reserves: this.classes.reserves,
+      priorities: this.classes.names,
       events: channels,
     };
     // A caller that set `initial` said how the key stands: no start-up probe.
@@ -150,7 +151,7 @@ export class Limiter {
         : this.plainRun;
       admitted = this.admitNow(estimate, options, plan.refundOnError, plan.rank);
     } catch (error) {
-      return this.refused(estimate, error);
+      return this.refused(estimate, error, options);
     }
     if (admitted) return runAdmitted(admitted, fn, plan);
     return this.enqueue(estimate, options, plan.refundOnError, plan.rank).then((call) => runAdmitted(call, fn, plan));
@@ -165,7 +166,7 @@ export class Limiter {
       const admitted = this.admitNow(estimate, options, true, rank);
       return admitted ? Promise.resolve(admitted) : this.enqueue(estimate, options, true, rank);
     } catch (error) {
-      return this.refused(estimate, error);
+      return this.refused(estimate, error, options);
     }
   }
 
@@ -274,9 +275,16 @@ export class Limiter {
     this.admission.resume();
   }
 
-  /** A request refused before it could queue: `rejected` listeners hear of the limiter's own refusals. */
-  private refused(estimate: Estimate, error: unknown): Promise<never> {
-    if (error instanceof LimiterError) this.events.channels.rejected?.emit(rejection(estimate, error, 0));
+  /**
+   * A request refused before it could queue: `rejected` listeners hear of the limiter's own refusals (its
+   * `priority` and `tenant` were checked by then: a bad one is a TypeError).
+   */
+  private refused(estimate: Estimate, error: unknown, options: AcquireOptions | undefined): Promise<never> {
+    const rejected = this.events.channels.rejected;
+    if (rejected && error instanceof LimiterError) {
+      const priority = options?.priority ?? this.classes.names[this.classes.defaultRank]!;
+      rejected.emit(rejection(estimate, error, 0, priority, options?.tenant));
+    }
     return Promise.reject(error);
   }
 
@@ -315,7 +323,7 @@ export class Limiter {
     rank: number,
   ): AdmittedCall | undefined {
     this.check(estimate, options, rank);
-    return this.admission.admitNow(estimate, options?.signal, refundable, rank);
+    return this.admission.admitNow(estimate, options?.signal, refundable, rank, options?.tenant);
   }
 
   private enqueue(

@@ -20,6 +20,8 @@ export interface AdmissionParts {
    * bucket's capacity the class leaves untouched (its headroom; 0 for none).
    */
   readonly reserves: readonly number[];
+  /** The classes' names, in the same order: what the events call them. */
+  readonly priorities: readonly string[];
   /** The limiter's events. */
   readonly events: Channels;
 }
@@ -61,6 +63,7 @@ export interface Admission {
     signal: AbortSignal | undefined,
     refundable: boolean,
     rank: number,
+    tenant: string | undefined,
   ): AdmittedCall | undefined;
   /**
    * `admitNow` for `tryAcquire`, which never waits: throws TypeError where

@@ -8,7 +8,7 @@ import type { AdmissionLevels, AdmissionParts } from "./admission.js";
 import type { PoolOrder, PoolSeat } from "./pool-order.js";
 import { QueuedAdmission } from "./queued.js";
 import { StartupProbe } from "./startup-probe.js";
-import type { Lane } from "./scheduler.js";
+import type { Band, Lane } from "./scheduler.js";
 import type { Waiter } from "./waiter.js";
 
 /** Admission over buckets in this process: synchronous, so admitting allocates nothing but the reservation. */
@@ -36,7 +36,7 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
   }
 
   tryNow(estimate: Estimate, rank: number): AdmittedCall | undefined {
-    return this.admitNow(estimate, undefined, true, rank);
+    return this.admitNow(estimate, undefined, true, rank, undefined);
   }
 
   give(name: string, amount: number, chargedAt: number): void {
@@ -63,14 +63,16 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
   }
 
   /**
-   * A lower bound on the wait for `estimate` now, in ms: behind the queue, the pauses, the levels as they are;
-   * for a call of the least urgent class without a tenant, which waits behind everything queued.
+   * A lower bound on the wait now, in ms, for `estimate` in class `rank` (0 the most urgent) and `tenant`:
+   * behind what is queued that goes before it, the pauses, the levels as they are.
    */
-  predictedWaitMs(estimate: Estimate): number {
+  predictedWaitMs(estimate: Estimate, rank: number, tenant: string | undefined): number {
     const held = this.pausedUntil - this.clock.now();
-    const lane = this.queue.lane(this.queue.bands.length - 1, undefined);
-    const levels = this.buckets.blocker(estimate, lane.band.reserve).waitMs;
-    return Math.max(held, this.predictWait(estimate, lane).waitMs, levels === Infinity ? 0 : levels);
+    const band = this.queue.bands[rank]!;
+    // Looked up, not made: a prediction must not leave a tenant's lane behind.
+    const lane = tenant === undefined ? band.plain : band.tenants.get(tenant);
+    const levels = this.buckets.blocker(estimate, band.reserve).waitMs;
+    return Math.max(held, this.predictWait(estimate, band, lane).waitMs, levels === Infinity ? 0 : levels);
   }
 
   ownWaitMs(waiter: Waiter): number {
@@ -89,12 +91,14 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     signal: AbortSignal | undefined,
     refundable: boolean,
     reserve: number,
+    priority: string,
+    tenant: string | undefined,
   ): AdmittedCall | undefined {
     const now = this.clock.now();
     if (this.probe?.expired(now)) this.endProbe();
     if (!this.take(estimate, now, reserve)) return undefined;
     this.opened(now);
-    return this.ledger.open(estimate, signal, now, refundable);
+    return this.ledger.open(estimate, signal, now, refundable, priority, tenant);
   }
 
   protected serve(first: Waiter): void {
@@ -140,7 +144,7 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     maxWaitMs: number,
     lane: Lane<Waiter>,
   ): WaitTimeoutError | undefined {
-    const predicted = this.predictWait(estimate, lane);
+    const predicted = this.predictWait(estimate, lane.band, lane);
     return predicted.waitMs > maxWaitMs
       ? this.waitTimeout(predicted.dimension, predicted.waitMs, maxWaitMs)
       : undefined;
@@ -175,16 +179,20 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
   }
 
   /**
-   * A lower bound on the wait for `estimate`, in `lane`, behind everything
-   * queued that cannot time out and must go first: as if the held reservations
+   * A lower bound on the wait for `estimate`, in class `band` and `lane` (`undefined`: a tenant's lane not
+   * made yet), behind everything queued that cannot time out and must go first: as if the held reservations
    * gave back, right now, all they still can (their tokens down to zero; a
    * request only where it may be refunded).
    */
-  private predictWait(estimate: Estimate, lane: Lane<Waiter>): { dimension: string; waitMs: number } {
+  private predictWait(
+    estimate: Estimate,
+    band: Band<Waiter>,
+    lane: Lane<Waiter> | undefined,
+  ): { dimension: string; waitMs: number } {
     const levels = this.buckets.snapshot();
-    const { rank, reserve, busy } = lane.band;
+    const { rank, reserve, busy } = band;
     // Its own class goes first only while that is one FIFO: other tenants' waiters may come after it.
-    const ownClass = busy.size === 0 || (busy.size === 1 && busy.top === lane);
+    const ownClass = busy.size === 0 || (lane !== undefined && busy.size === 1 && busy.top === lane);
     const classes = ownClass ? rank + 1 : rank;
     let dimension = "queue";
     let waitMs = 0;

@@ -36,16 +36,19 @@ export abstract class QueuedAdmission implements Admission {
   private shut = false;
   private idleResolvers: (() => void)[] = [];
   protected readonly events: Channels;
+  /** The priority classes' names, by rank. */
+  private readonly priorities: readonly string[];
   private readonly abandon = (waiter: Waiter): void => {
     const wasHead = waiter === this.queue.head;
     this.dequeue(waiter);
-    this.refused(waiter.estimate, waiter.signal!.reason, waiter.queuedAt);
+    this.refused(waiter, waiter.signal!.reason);
     waiter.reject(waiter.signal!.reason);
     this.afterRemoval(wasHead);
   };
 
-  constructor({ clock, meters, ledger, maxQueue, reserves, events }: AdmissionParts) {
+  constructor({ clock, meters, ledger, maxQueue, reserves, priorities, events }: AdmissionParts) {
     this.queue = new Scheduler<Waiter>(reserves, (waiter) => this.fairCost(waiter.estimate));
+    this.priorities = priorities;
     this.events = events;
     this.clock = clock;
     this.meters = meters;
@@ -79,6 +82,8 @@ export abstract class QueuedAdmission implements Admission {
     signal: AbortSignal | undefined,
     refundable: boolean,
     reserve: number,
+    priority: string,
+    tenant: string | undefined,
   ): AdmittedCall | undefined;
 
   /** What keeps `waiter` out now, for a waiter timing out. */
@@ -103,10 +108,11 @@ export abstract class QueuedAdmission implements Admission {
     signal: AbortSignal | undefined,
     refundable: boolean,
     rank: number,
+    tenant: string | undefined,
   ): AdmittedCall | undefined {
     const queue = this.queue;
     if ((queue.size > 0 && queue.waitingAtOrAbove(rank)) || this.paused()) return undefined;
-    return this.takeNow(estimate, signal, refundable, queue.bands[rank]!.reserve);
+    return this.takeNow(estimate, signal, refundable, queue.bands[rank]!.reserve, this.priorities[rank]!, tenant);
   }
 
   /** Queues a request at the tail; rejects at once if the queue is full or the wait is known to be too long. */
@@ -118,10 +124,12 @@ export abstract class QueuedAdmission implements Admission {
     rank: number,
     tenant: string | undefined,
   ): Promise<AdmittedCall> {
-    if (this.queue.size >= this.maxQueue) return this.refusedAtOnce(estimate, new QueueFullError(this.maxQueue));
+    if (this.queue.size >= this.maxQueue) {
+      return this.refusedAtOnce(estimate, new QueueFullError(this.maxQueue), rank, tenant);
+    }
     const lane = this.queue.lane(rank, tenant);
     const tooLong = maxWaitMs === Infinity ? undefined : this.knownTooLong(estimate, maxWaitMs, lane);
-    if (tooLong) return this.refusedAtOnce(estimate, tooLong);
+    if (tooLong) return this.refusedAtOnce(estimate, tooLong, rank, tenant);
     return this.wait(estimate, signal, maxWaitMs, 0, refundable, lane);
   }
 
@@ -134,8 +142,8 @@ export abstract class QueuedAdmission implements Admission {
     rank: number,
     tenant: string | undefined,
   ): Promise<AdmittedCall> {
-    if (this.shut) return this.refusedAtOnce(estimate, new LimiterClosedError());
-    if (signal?.aborted) return this.refusedAtOnce(estimate, signal.reason);
+    if (this.shut) return this.refusedAtOnce(estimate, new LimiterClosedError(), rank, tenant);
+    if (signal?.aborted) return this.refusedAtOnce(estimate, signal.reason, rank, tenant);
     return this.wait(estimate, signal, Infinity, notBefore, refundable, this.queue.lane(rank, tenant));
   }
 
@@ -145,7 +153,7 @@ export abstract class QueuedAdmission implements Admission {
       const problem = problemWith(waiter.estimate, waiter.reserve);
       if (!problem) continue;
       this.dequeue(waiter);
-      this.refused(waiter.estimate, problem, waiter.queuedAt);
+      this.refused(waiter, problem);
       waiter.reject(problem);
     }
     for (const meter of this.meters.list) meter.queued.fill(0);
@@ -183,7 +191,7 @@ export abstract class QueuedAdmission implements Admission {
     for (const waiter of [...this.queue]) {
       this.dequeue(waiter);
       const closed = new LimiterClosedError();
-      this.refused(waiter.estimate, closed, waiter.queuedAt);
+      this.refused(waiter, closed);
       waiter.reject(closed);
     }
     this.headAlarm.clear();
@@ -244,15 +252,27 @@ export abstract class QueuedAdmission implements Admission {
   protected admit(waiter: Waiter, now: number, marks?: readonly number[], lease?: string): void {
     this.dequeue(waiter, true);
     this.opened(now);
+    const { lane } = waiter;
+    const priority = this.priorities[lane.band.rank]!;
     waiter.resolve(
-      this.ledger.open(waiter.estimate, waiter.signal, now, waiter.refundable, marks, lease, waiter.queuedAt),
+      this.ledger.open(
+        waiter.estimate,
+        waiter.signal,
+        now,
+        waiter.refundable,
+        priority,
+        lane.tenant,
+        marks,
+        lease,
+        waiter.queuedAt,
+      ),
     );
   }
 
   /** Dequeues `waiter` and rejects it with `error`; the new head may be admitted. */
   protected fail(waiter: Waiter, error: unknown): void {
     this.dequeue(waiter);
-    this.refused(waiter.estimate, error, waiter.queuedAt);
+    this.refused(waiter, error);
     waiter.reject(error);
     this.afterRemoval(true);
   }
@@ -279,7 +299,13 @@ export abstract class QueuedAdmission implements Admission {
     if (notBefore > 0) this.queue.unshift(waiter);
     else this.queue.push(waiter);
     this.count(waiter, 1);
-    this.events.queued?.emit({ estimate, queued: this.queue.size, retry: notBefore > 0 });
+    this.events.queued?.emit({
+      estimate,
+      priority: this.priorities[lane.band.rank]!,
+      tenant: lane.tenant,
+      queued: this.queue.size,
+      retry: notBefore > 0,
+    });
     if (maxWaitMs !== Infinity) this.deadlineAlarm.set(this.deadlines.earliest!.deadline);
     if (waiter === this.queue.head) this.headArrived(waiter);
     return promise;
@@ -341,7 +367,7 @@ export abstract class QueuedAdmission implements Admission {
             : dimension || "queue";
       const needed = waitMs > 0 && waitMs !== Infinity ? waiter.maxWaitMs + waitMs : waiter.maxWaitMs;
       const timeout = this.waitTimeout(blocking, needed, waiter.maxWaitMs, waitMs);
-      this.refused(waiter.estimate, timeout, waiter.queuedAt);
+      this.refused(waiter, timeout);
       waiter.reject(timeout);
     }
     this.afterRemoval(headChanged);
@@ -383,14 +409,18 @@ export abstract class QueuedAdmission implements Admission {
     return most;
   }
 
-  /** Tells `rejected` listeners that a request queued at `queuedAt` is refused with `error`. */
-  private refused(estimate: Estimate, error: unknown, queuedAt: number): void {
-    this.events.rejected?.emit(rejection(estimate, error, this.clock.now() - queuedAt));
+  /** Tells `rejected` listeners that `waiter` is refused with `error`. */
+  private refused(waiter: Waiter, error: unknown): void {
+    const rejected = this.events.rejected;
+    if (!rejected) return;
+    const { lane } = waiter;
+    const waitMs = this.clock.now() - waiter.queuedAt;
+    rejected.emit(rejection(waiter.estimate, error, waitMs, this.priorities[lane.band.rank]!, lane.tenant));
   }
 
-  /** A request refused before it queued. */
-  private refusedAtOnce(estimate: Estimate, error: unknown): Promise<never> {
-    this.events.rejected?.emit(rejection(estimate, error, 0));
+  /** A request of class `rank` and `tenant` refused before it queued. */
+  private refusedAtOnce(estimate: Estimate, error: unknown, rank: number, tenant: string | undefined): Promise<never> {
+    this.events.rejected?.emit(rejection(estimate, error, 0, this.priorities[rank]!, tenant));
     return Promise.reject(error);
   }
 

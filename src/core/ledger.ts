@@ -21,14 +21,16 @@ export class Ledger {
   }
 
   /**
-   * Opens the reservation of a request admitted at monotonic `now` (`marks`, `lease`: a shared store's),
-   * queued at `queuedAt` (`now`: admitted at once).
+   * Opens the reservation of a request of class `priority` and `tenant` admitted at monotonic `now`
+   * (`marks`, `lease`: a shared store's), queued at `queuedAt` (`now`: admitted at once).
    */
   open(
     estimate: Estimate,
     signal: AbortSignal | undefined,
     now: number,
     refundable: boolean,
+    priority: string,
+    tenant: string | undefined,
     marks?: readonly number[],
     lease?: string,
     queuedAt = now,
@@ -45,11 +47,13 @@ export class Ledger {
       now,
       split,
       refundable,
+      priority,
+      tenant,
       marks,
       lease,
     );
     if (now >= this.watch.nextCheckAt) this.watch.check(now, list);
-    this.host.events.admitted?.emit({ estimate, waitMs: now - queuedAt, inFlight: this.inFlight });
+    this.host.events.admitted?.emit({ estimate, priority, tenant, waitMs: now - queuedAt, inFlight: this.inFlight });
     return call;
   }
 

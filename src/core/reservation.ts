@@ -140,6 +140,9 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     private readonly split: boolean,
     /** Whether its request count may be given back (`acquire`, or `run` with `refundOnError`). */
     private readonly refundable: boolean,
+    /** Its priority class and tenant, for the `settled` event. */
+    private readonly priority: string,
+    private readonly tenant: string | undefined,
     /** A shared store's totals right after this booking (they count every replica). */
     storeMarks?: readonly number[],
     /** The shared store's concurrency lease. */
@@ -246,7 +249,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
 
   /** The `settled` payload: per dimension, what was reserved at admission and what is charged now. */
   private settlement(): SettledEvent {
-    const { meters, books, estimate, outcome } = this;
+    const { meters, books, estimate, outcome, priority, tenant } = this;
     const n = meters.length;
     const dimensions: Record<string, DimensionSettlement> = {};
     for (let i = 0; i < n; i++) {
@@ -256,7 +259,8 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     }
     const refunded = outcome === REFUNDED;
     const usage = refunded ? undefined : outcome;
-    return { estimate, usage, refunded, dimensions, heldMs: this.host.now() - this.admittedAtMs };
+    const heldMs = this.host.now() - this.admittedAtMs;
+    return { estimate, priority, tenant, usage, refunded, dimensions, heldMs };
   }
 
   /** Moves every charge to what `used` costs (requests stay 1), or to 0 when `used` is undefined (a refund). */

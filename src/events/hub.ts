@@ -15,6 +15,14 @@ const NAMES: readonly LimiterEventName[] = [
   "drift",
 ];
 
+/** Throws TypeError unless `name` is a limiter event and `listener` a function. */
+export function checkListener(name: unknown, listener: unknown): void {
+  if (!NAMES.includes(name as LimiterEventName)) {
+    throw new TypeError(`unknown limiter event ${JSON.stringify(name)}; expected one of ${NAMES.join(", ")}`);
+  }
+  if (typeof listener !== "function") throw new TypeError(`the "${String(name)}" listener must be a function`);
+}
+
 /**
  * A limiter's events. Emit with `hub.channels.admitted?.emit({ ... })`: the optional call skips
  * building the payload when nobody listens.
@@ -34,10 +42,7 @@ export class EventHub {
 
   /** Adds `listener` to event `name`; the returned function removes it. Throws TypeError on an unknown name. */
   on<K extends LimiterEventName>(name: K, listener: LimiterListener<K>): Disposer {
-    if (!NAMES.includes(name)) {
-      throw new TypeError(`unknown limiter event ${JSON.stringify(name)}; expected one of ${NAMES.join(", ")}`);
-    }
-    if (typeof listener !== "function") throw new TypeError(`the "${name}" listener must be a function`);
+    checkListener(name, listener);
     const channels = this.channels as Record<K, Channel<LimiterEvents[K]> | undefined>;
     const channel = (channels[name] ??= new Channel<LimiterEvents[K]>(name, this.warn));
     channel.add(listener);

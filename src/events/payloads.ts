@@ -11,8 +11,17 @@ const REASONS: Partial<Record<LimiterErrorCode, RejectionReason>> = {
   STORE_REPLY: "store",
 };
 
-/** The `rejected` payload: the reason read from the error's code; anything not the limiter's is a signal's reason. */
-export function rejection(estimate: Estimate, error: unknown, waitMs: number): RejectedEvent {
+/**
+ * The `rejected` payload of a call of class `priority` and `tenant`: the reason read from the error's code;
+ * anything not the limiter's is a signal's reason.
+ */
+export function rejection(
+  estimate: Estimate,
+  error: unknown,
+  waitMs: number,
+  priority: string,
+  tenant: string | undefined,
+): RejectedEvent {
   const reason = error instanceof LimiterError ? (REASONS[error.code] ?? "store") : "aborted";
-  return { estimate, reason, error, waitMs };
+  return { estimate, priority, tenant, reason, error, waitMs };
 }

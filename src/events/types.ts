@@ -2,8 +2,16 @@ import type { Estimate, Unit, Usage } from "../core/limits.js";
 import type { FailureClass } from "../headers/failures.js";
 import type { RateLimitView } from "../headers/types.js";
 
+/** What every event about one call tells of it: its priority class and tenant (see docs/priorities.md). */
+export interface CallEvent {
+  /** The call's priority class: the one it named, else `defaultPriority` (`"default"` without `priorities`). */
+  readonly priority: string;
+  /** The call's tenant; `undefined` when it named none. */
+  readonly tenant: string | undefined;
+}
+
 /** A request started waiting for admission (`limiter.on("queued", ...)`). */
-export interface QueuedEvent {
+export interface QueuedEvent extends CallEvent {
   /** The estimate it waits to be admitted on. */
   readonly estimate: Estimate;
   /** Requests waiting now, this one included. */
@@ -13,7 +21,7 @@ export interface QueuedEvent {
 }
 
 /** A request was admitted (`limiter.on("admitted", ...)`). */
-export interface AdmittedEvent {
+export interface AdmittedEvent extends CallEvent {
   /** The estimate it was admitted on. */
   readonly estimate: Estimate;
   /** Milliseconds it waited in the queue; 0 when admitted at once. */
@@ -33,7 +41,7 @@ export interface DimensionSettlement {
 }
 
 /** A reservation was released: its charges are final (`limiter.on("settled", ...)`). */
-export interface SettledEvent {
+export interface SettledEvent extends CallEvent {
   /** The estimate it was admitted on. */
   readonly estimate: Estimate;
   /** The usage the last `settle()` reported; `undefined` when it never settled (the estimate stands) or refunded. */
@@ -54,7 +62,7 @@ export interface SettledEvent {
 export type RejectionReason = "queue_full" | "timeout" | "aborted" | "closed" | "too_large" | "store";
 
 /** A request was refused admission (`limiter.on("rejected", ...)`). */
-export interface RejectedEvent {
+export interface RejectedEvent extends CallEvent {
   /** The estimate it asked for. */
   readonly estimate: Estimate;
   /** Why, in one word (see {@link RejectionReason}). */

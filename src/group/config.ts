@@ -1,6 +1,7 @@
 import { resolveOptions } from "../config.js";
 import { buildBudget, isLimitKey, LIMIT_KEYS } from "../core/budget.js";
 import type { CustomLimit, Limits } from "../core/limits.js";
+import type { PriorityClasses } from "../core/priorities.js";
 import { notANumber, plainObject, unknownOption } from "../core/values.js";
 import type { LimiterOptions } from "../options.js";
 import type { LimiterGroupOptions } from "./options.js";
@@ -25,6 +26,8 @@ export interface GroupConfig {
   readonly fallback: Limits | undefined;
   readonly maxMembers: number;
   readonly moveAfterMs: number;
+  /** The members' priority classes (they all take the same options): `runAny` predicts in its call's. */
+  readonly classes: PriorityClasses;
 }
 
 /** Checks a group's own options; throws TypeError/RangeError. Members check the rest as they are made. */
@@ -49,7 +52,7 @@ export function readGroupOptions(options: LimiterGroupOptions): GroupConfig {
     }
   }
   const fallback = all.default === undefined ? undefined : checkOwn("default", all.default);
-  const config: GroupConfig = {
+  const config: Omit<GroupConfig, "classes"> = {
     common: common as LimiterOptions,
     models,
     shared: sharedLimits(all.shared),
@@ -60,16 +63,17 @@ export function readGroupOptions(options: LimiterGroupOptions): GroupConfig {
   // Members from `default` are made later: their options must be good now.
   const later = memberOptions(config, fallback ?? {});
   try {
-    buildBudget(resolveOptions(later).limits);
+    const resolved = resolveOptions(later);
+    buildBudget(resolved.limits);
+    return { ...config, classes: resolved.classes };
   } catch (error) {
     if (error instanceof Error) error.message = `${fallback ? "default" : "new LimiterGroup()"}: ${error.message}`;
     throw error;
   }
-  return config;
 }
 
 /** A member's options: the common ones, its own budgets and the shared ones. */
-export function memberOptions(config: GroupConfig, own: Limits): LimiterOptions {
+export function memberOptions(config: Pick<GroupConfig, "common" | "shared">, own: Limits): LimiterOptions {
   return { ...config.common, ...own, limits: { ...own.limits, ...config.shared } };
 }
 

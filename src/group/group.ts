@@ -8,18 +8,28 @@ import { LimiterClosedError } from "../core/errors.js";
 import type { Estimate, Limits } from "../core/limits.js";
 import type { Meter } from "../core/meter.js";
 import type { Reservation } from "../core/reservation.js";
+import { disposer } from "../events/disposer.js";
+import { checkListener } from "../events/hub.js";
+import type { Disposer, LimiterEventName, LimiterEvents } from "../events/types.js";
 import { limitedFetch, type FetchOptions } from "../fetch/index.js";
 import { joinGroup, type Limiter, type LimiterSnapshot } from "../limiter.js";
 import type { GroupSeat } from "../modes.js";
 import type { RunOptions, RunResult } from "../options.js";
 import { memberOptions, readGroupOptions, SHARED_PREFIX, type GroupConfig } from "./config.js";
-import type { GroupSnapshot, LimiterGroupOptions } from "./options.js";
+import type { GroupListener, GroupSnapshot, LimiterGroupOptions } from "./options.js";
 import { runOnSoonest, type Candidate } from "./run-any.js";
 
 /** A member: its limiter, and its admission for predicted waits. */
 interface Member {
   readonly limiter: Limiter;
   readonly admission: LocalAdmission;
+}
+
+/** A listener of `group.on`, and what removes it from each member it was added to, by member name. */
+interface Forwarding {
+  readonly name: LimiterEventName;
+  readonly listener: (event: never, member: string) => void;
+  readonly offs: Map<string, Disposer>;
 }
 
 /**
@@ -47,6 +57,8 @@ export class LimiterGroup {
   private readonly listed = new Map<string, Member>();
   /** Members made from `default`, the least recently used first. */
   private readonly made = new Map<string, Member>();
+  /** The listeners of `group.on`: added to every member, those made later included. */
+  private readonly forwardings = new Set<Forwarding>();
   private shut = false;
 
   /** Throws TypeError/RangeError on bad options, having made nothing that needs closing. */
@@ -92,7 +104,8 @@ export class LimiterGroup {
 
   /**
    * Runs `fn` on whichever of `names` is predicted to admit `estimate` soonest
-   * (from its levels, pauses and queue), telling `fn` which. With `retry`, a
+   * (from its levels, pauses and what its queue serves before a call of this `priority` and `tenant`),
+   * telling `fn` which. With `retry`, a
    * 429 whose retry hint is longer than the group's `moveAfterMs` moves the
    * retry to the soonest other candidate; a shorter one (or none: backoff)
    * retries on the same one.
@@ -113,7 +126,8 @@ export class LimiterGroup {
     } catch (error) {
       return Promise.reject(error);
     }
-    const context = { clock: this.clock, provider: this.config.common.provider, moveAfterMs: this.config.moveAfterMs };
+    const { common, moveAfterMs, classes } = this.config;
+    const context = { clock: this.clock, provider: common.provider, moveAfterMs, classes };
     return runOnSoonest(candidates, estimate, fn, options, context);
   }
 
@@ -124,6 +138,31 @@ export class LimiterGroup {
    */
   fetch(options?: FetchOptions): typeof globalThis.fetch {
     return limitedFetch((model) => (model === undefined ? undefined : this.for(model)), options);
+  }
+
+  /**
+   * Adds `listener` to event `name` of every member, those made from `default` later included (see
+   * `Limiter.on`); it receives the member's name beside the payload. The returned function removes it from
+   * them all. A member evicted stops telling it anything. Throws TypeError on an unknown event name.
+   *
+   * @example
+   * ```ts
+   * import { LimiterGroup } from "llm-limiter";
+   *
+   * declare const group: LimiterGroup;
+   * const off = group.on("rejected", ({ reason }, model) => console.warn(`${model}: refused (${reason})`));
+   * ```
+   */
+  on<K extends LimiterEventName>(name: K, listener: GroupListener<K>): Disposer {
+    checkListener(name, listener);
+    const forwarding: Forwarding = { name, listener: listener as Forwarding["listener"], offs: new Map() };
+    this.forwardings.add(forwarding);
+    for (const [member, { limiter }] of this.members()) this.forward(forwarding, member, limiter);
+    return disposer(() => {
+      this.forwardings.delete(forwarding);
+      for (const off of forwarding.offs.values()) off();
+      forwarding.offs.clear();
+    });
   }
 
   /** Every member's snapshot, and the shared dimensions' levels. */
@@ -184,6 +223,10 @@ export class LimiterGroup {
     for (const [name, member] of this.made) {
       if (!isIdle(member.limiter)) continue;
       this.made.delete(name);
+      for (const forwarding of this.forwardings) {
+        forwarding.offs.get(name)?.();
+        forwarding.offs.delete(name);
+      }
       void member.limiter.close();
       return;
     }
@@ -199,7 +242,15 @@ export class LimiterGroup {
       if (error instanceof Error) error.message = `group member "${name}": ${error.message}`;
       throw error;
     }
+    for (const forwarding of this.forwardings) this.forward(forwarding, name, limiter);
     return { limiter, admission: seat.admission! };
+  }
+
+  /** Adds `forwarding`'s listener to member `name`'s `limiter`, the payload passed on with the member's name. */
+  private forward(forwarding: Forwarding, name: string, limiter: Limiter): void {
+    const { listener } = forwarding;
+    const off = limiter.on(forwarding.name, (event: LimiterEvents[LimiterEventName]) => listener(event as never, name));
+    forwarding.offs.set(name, off);
   }
 }
 

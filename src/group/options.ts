@@ -2,6 +2,13 @@ import type { Limits } from "../core/limits.js";
 import type { LimiterSnapshot } from "../limiter.js";
 import type { DimensionSnapshot } from "../buckets/types.js";
 import type { LimiterOptions } from "../options.js";
+import type { LimiterEventName, LimiterEvents } from "../events/types.js";
+
+/**
+ * A listener of `LimiterGroup.on`: the payload of event `K` (as `Limiter.on` gives it) and the name of the
+ * member it happened on (`group.for(name)`). Called synchronously, in the order listeners were added.
+ */
+export type GroupListener<K extends LimiterEventName> = (event: LimiterEvents[K], member: string) => void;
 
 /** Budgets every member of a group draws on: {@link Limits} without `concurrency`. */
 export type SharedLimits = Omit<Limits, "concurrency">;

@@ -1,6 +1,7 @@
 import type { LocalAdmission } from "../admission/local.js";
 import type { Clock } from "../core/clock.js";
 import type { Estimate } from "../core/limits.js";
+import { checkTenant, type PriorityClasses } from "../core/priorities.js";
 import type { Reservation } from "../core/reservation.js";
 import { backoffMs, retryPolicy } from "../core/retry.js";
 import { classifyFailure } from "../headers/failures.js";
@@ -21,6 +22,8 @@ export interface RunAnyContext {
   readonly provider: ProviderName | undefined;
   /** A 429's retry hint longer than this moves the retry to another candidate. */
   readonly moveAfterMs: number;
+  /** The members' priority classes: a call's wait is predicted in its own. */
+  readonly classes: PriorityClasses;
 }
 
 type Fn<T> = (reservation: Reservation, name: string) => Promise<RunResult<T>> | RunResult<T>;
@@ -38,12 +41,13 @@ export async function runOnSoonest<T>(
   context: RunAnyContext,
 ): Promise<T> {
   const retry = retryPolicy(options?.retry);
+  const call: CallClass = { rank: context.classes.rankOf(options?.priority), tenant: checkTenant(options?.tenant) };
   const once: RunOptions | undefined = options && { ...options, retry: undefined };
   /** Candidates a long retry hint moved away from, until every one has been. */
   const avoided = new Set<Candidate>();
   let next: Candidate | undefined;
   for (let attempt = 0; ; attempt++) {
-    const candidate = next ?? soonest(candidates, avoided, estimate);
+    const candidate = next ?? soonest(candidates, avoided, estimate, call);
     next = undefined;
     try {
       return await candidate.limiter.run(estimate, (reservation) => fn(reservation, candidate.name), once);
@@ -63,13 +67,24 @@ export async function runOnSoonest<T>(
   }
 }
 
-/** The candidate with the least predicted wait for `estimate`, leaving out `avoided`. */
-function soonest(candidates: readonly Candidate[], avoided: ReadonlySet<Candidate>, estimate: Estimate): Candidate {
+/** Where the call waits: its priority class (0 the most urgent) and tenant. */
+interface CallClass {
+  readonly rank: number;
+  readonly tenant: string | undefined;
+}
+
+/** The candidate with the least predicted wait for `estimate` in `call`'s class, leaving out `avoided`. */
+function soonest(
+  candidates: readonly Candidate[],
+  avoided: ReadonlySet<Candidate>,
+  estimate: Estimate,
+  call: CallClass,
+): Candidate {
   let best: Candidate | undefined;
   let bestWait = Infinity;
   for (const candidate of candidates) {
     if (avoided.has(candidate)) continue;
-    const wait = candidate.admission.predictedWaitMs(estimate);
+    const wait = candidate.admission.predictedWaitMs(estimate, call.rank, call.tenant);
     if (best === undefined || wait < bestWait) {
       best = candidate;
       bestWait = wait;

@@ -1,8 +1,10 @@
-import type { Attributes, BatchObservableCallback, Counter, Histogram, Meter, Observable } from "@opentelemetry/api";
+import type { Attributes, Counter, Histogram, Meter } from "@opentelemetry/api";
 import { disposer } from "../events/disposer.js";
-import type { Disposer, SettledEvent } from "../events/types.js";
+import type { CallEvent, Disposer, LimiterEventName, LimiterEvents, SettledEvent } from "../events/types.js";
+import type { GroupSnapshot } from "../index.js";
+import { observeSnapshots, type Collected } from "./gauges.js";
 import * as names from "./names.js";
-import type { Instrumentable, InstrumentOptions } from "./options.js";
+import type { Instrumentable, InstrumentableGroup, InstrumentOptions } from "./options.js";
 
 /** The event-fed instruments. */
 interface Recorders {
@@ -16,41 +18,78 @@ interface Recorders {
   readonly tokenUsage: Histogram;
 }
 
+/** Adds a listener that also gets the attributes of where the event happened (the limiter, or a group's member). */
+type Listen = <K extends LimiterEventName>(
+  name: K,
+  listener: (event: LimiterEvents[K], attributes: Attributes) => void,
+) => Disposer;
+
 /**
- * Reports a limiter to OpenTelemetry: gauges read from `snapshot()` at each collection (available
- * capacity, limit, utilisation and reservation efficiency per dimension; queue depth, oldest wait,
- * requests in flight), counters and histograms fed by its events. The names and attributes are in
+ * Reports a limiter, or a `LimiterGroup`, to OpenTelemetry: gauges read from `snapshot()` at each
+ * collection (available capacity, limit, utilisation and reservation efficiency per dimension; queue depth,
+ * oldest wait, requests in flight), counters and histograms fed by its events, with the call's priority
+ * class. A group's measurements name their member in `gen_ai.request.model`, members made from `default`
+ * included as they appear; its shared dimensions have gauges of their own. The names and attributes are in
  * docs/observability.md. Returns a function that removes every listener and callback it added
  * (the instruments themselves stay with the meter, which has no way to drop them).
  *
  * @example
  * ```ts
  * import { metrics } from "@opentelemetry/api";
- * import { Limiter } from "llm-limiter";
+ * import { Limiter, LimiterGroup } from "llm-limiter";
  * import { instrument } from "llm-limiter/otel";
  *
+ * const meter = metrics.getMeter("my-service");
  * const limiter = new Limiter({ rpm: 500, tpm: 200_000 });
- * const stop = instrument(limiter, { meter: metrics.getMeter("my-service"), model: "gpt-4o" });
+ * const stop = instrument(limiter, { meter, model: "gpt-4o" });
+ * const group = new LimiterGroup({ models: { "gpt-4o": { tpm: 30_000 } }, shared: { tpd: 2_000_000 } });
+ * const stopGroup = instrument(group, { meter });
  * // ... on shutdown:
  * stop();
+ * stopGroup();
  * ```
  */
-export function instrument(limiter: Instrumentable, options: InstrumentOptions): Disposer {
-  if (typeof limiter?.on !== "function" || typeof limiter.snapshot !== "function") {
-    throw new TypeError("instrument(): expected a Limiter (something with on() and snapshot())");
+export function instrument(target: Instrumentable | InstrumentableGroup, options: InstrumentOptions): Disposer {
+  if (typeof target?.on !== "function" || typeof target.snapshot !== "function") {
+    throw new TypeError("instrument(): expected a Limiter or a LimiterGroup (something with on() and snapshot())");
   }
   const { meter, model, attributes = {} } = options ?? ({} as InstrumentOptions);
   if (typeof meter?.createCounter !== "function") {
     throw new TypeError("instrument(): options.meter must be an OpenTelemetry Meter");
   }
   if (model !== undefined && typeof model !== "string") throw new TypeError("instrument(): model must be a string");
+  const group = isGroup(target);
+  if (group && model !== undefined) {
+    throw new TypeError("instrument(): a group's measurements name each member as the model; leave `model` out");
+  }
   const base: Attributes = model === undefined ? { ...attributes } : { ...attributes, [names.REQUEST_MODEL]: model };
-  const stopGauges = observeSnapshots(limiter, meter, base);
-  const offs = listen(limiter, recorders(meter), base);
+  let listen: Listen;
+  let collect: () => Collected;
+  if (group) {
+    const member = (name: string): Attributes => ({ ...base, [names.REQUEST_MODEL]: name });
+    listen = (name, listener) => target.on(name, (event, memberName) => listener(event, member(memberName)));
+    collect = () => membersOf(target.snapshot(), member);
+  } else {
+    const limiter = target as Instrumentable;
+    listen = (name, listener) => limiter.on(name, (event) => listener(event, base));
+    collect = () => ({ limiters: [[limiter.snapshot(), base]] });
+  }
+  const stopGauges = observeSnapshots(meter, base, collect);
+  const offs = listenAll(listen, recorders(meter));
   return disposer(() => {
     for (const off of offs) off();
     stopGauges();
   });
+}
+
+/** Whether `target` is a group: its snapshot has members. */
+function isGroup(target: Instrumentable | InstrumentableGroup): target is InstrumentableGroup {
+  return "members" in target.snapshot();
+}
+
+function membersOf(snapshot: GroupSnapshot, member: (name: string) => Attributes): Collected {
+  const limiters = Object.entries(snapshot.members).map(([name, s]) => [s, member(name)] as const);
+  return { limiters, shared: snapshot.shared };
 }
 
 function recorders(meter: Meter): Recorders {
@@ -74,59 +113,40 @@ function recorders(meter: Meter): Recorders {
   };
 }
 
-/** Feeds the counters and histograms from the limiter's events; returns the disposers. */
-function listen(limiter: Instrumentable, r: Recorders, base: Attributes): Disposer[] {
+/** The attributes of a call's measurements: where it happened, and its priority class. */
+function ofCall(attributes: Attributes, { priority }: CallEvent): Attributes {
+  return { ...attributes, [names.PRIORITY]: priority };
+}
+
+/** Feeds the counters and histograms from the events; returns the disposers. */
+function listenAll(listen: Listen, r: Recorders): Disposer[] {
   return [
-    limiter.on("admitted", ({ waitMs }) => {
-      r.admitted.add(1, base);
-      r.wait.record(waitMs / 1_000, base);
+    listen("admitted", (event, attributes) => {
+      const call = ofCall(attributes, event);
+      r.admitted.add(1, call);
+      r.wait.record(event.waitMs / 1_000, call);
     }),
-    limiter.on("rejected", ({ reason }) => r.rejected.add(1, { ...base, [names.ERROR_TYPE]: reason })),
-    limiter.on("rateLimited", ({ failure }) => r.rateLimited.add(1, { ...base, [names.FAILURE_KIND]: failure.kind })),
-    limiter.on("drift", ({ dimension }) => r.drift.add(1, { ...base, [names.DIMENSION]: dimension })),
-    limiter.on("settled", (event) => recordSettled(event, r, base)),
+    listen("rejected", (event, attributes) =>
+      r.rejected.add(1, { ...ofCall(attributes, event), [names.ERROR_TYPE]: event.reason }),
+    ),
+    listen("rateLimited", ({ failure }, attributes) =>
+      r.rateLimited.add(1, { ...attributes, [names.FAILURE_KIND]: failure.kind }),
+    ),
+    listen("drift", ({ dimension }, attributes) => r.drift.add(1, { ...attributes, [names.DIMENSION]: dimension })),
+    listen("settled", (event, attributes) => recordSettled(event, r, ofCall(attributes, event))),
   ];
 }
 
-function recordSettled({ usage, dimensions }: SettledEvent, r: Recorders, base: Attributes): void {
+function recordSettled({ usage, dimensions }: SettledEvent, r: Recorders, call: Attributes): void {
   for (const [dimension, { unit, reserved, used }] of Object.entries(dimensions)) {
     if (unit === "requests") continue;
-    const attributes = { ...base, [names.DIMENSION]: dimension };
+    const attributes = { ...call, [names.DIMENSION]: dimension };
     r.reserved.add(reserved, attributes);
     r.used.add(used, attributes);
   }
   // The conventions type every measurement: a plain total has no place there.
   if (typeof usage === "object") {
-    r.tokenUsage.record(usage.input, { ...base, [names.TOKEN_TYPE]: "input" });
-    r.tokenUsage.record(usage.output, { ...base, [names.TOKEN_TYPE]: "output" });
+    r.tokenUsage.record(usage.input, { ...call, [names.TOKEN_TYPE]: "input" });
+    r.tokenUsage.record(usage.output, { ...call, [names.TOKEN_TYPE]: "output" });
   }
-}
-
-/** The gauges, all read from one `snapshot()` per collection; returns what unregisters their callback. */
-function observeSnapshots(limiter: Instrumentable, meter: Meter, base: Attributes): () => void {
-  const gauge = (name: string, description: string, unit?: string) =>
-    meter.createObservableGauge(name, unit === undefined ? { description } : { description, unit });
-  const available = gauge(names.AVAILABLE, "Units a request could take now, per dimension");
-  const limit = gauge(names.LIMIT, "Units that refill per window, per dimension");
-  const utilization = gauge(names.UTILIZATION, "Net cost charged over the last window / limit", "1");
-  const efficiency = gauge(names.EFFICIENCY, "Tokens used / reserved over the last window", "1");
-  const depth = gauge(names.QUEUE_DEPTH, "Requests waiting for admission", "{request}");
-  const oldest = gauge(names.OLDEST_WAIT, "How long the longest-waiting request has waited", "s");
-  const inFlight = gauge(names.IN_FLIGHT, "Admitted requests not yet released", "{request}");
-  const observables: Observable[] = [available, limit, utilization, efficiency, depth, oldest, inFlight];
-  const callback: BatchObservableCallback = (result) => {
-    const snapshot = limiter.snapshot();
-    for (const [name, d] of Object.entries(snapshot.dimensions)) {
-      const attributes = { ...base, [names.DIMENSION]: name };
-      result.observe(available, d.available, attributes);
-      result.observe(limit, d.limit, attributes);
-      result.observe(utilization, d.utilisation, attributes);
-      if (d.efficiency !== undefined) result.observe(efficiency, d.efficiency, attributes);
-    }
-    result.observe(depth, snapshot.queued, base);
-    result.observe(oldest, snapshot.oldestWaitMs / 1_000, base);
-    result.observe(inFlight, snapshot.inFlight, base);
-  };
-  meter.addBatchObservableCallback(callback, observables);
-  return () => meter.removeBatchObservableCallback(callback, observables);
 }

@@ -19,6 +19,8 @@ export const ERROR_TYPE = "error.type";
 
 /** A budget's name (`rpm`, `tpm`, ...). */
 export const DIMENSION = "llm_limiter.dimension";
+/** A call's priority class (`interactive`, `default`, ...), on the measurements of calls. */
+export const PRIORITY = "llm_limiter.priority";
 /** A 429's class: `rate` or `billing`. */
 export const FAILURE_KIND = "llm_limiter.failure.kind";
 

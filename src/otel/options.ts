@@ -1,13 +1,22 @@
 import type { Attributes, Meter } from "@opentelemetry/api";
+import type { GroupListener, GroupSnapshot } from "../index.js";
 import type { LimiterSnapshot } from "../limiter.js";
 import type { Disposer, LimiterEventName, LimiterListener } from "../events/types.js";
 
-/** What {@link instrument} reads: a `Limiter`, or anything with its `on` and `snapshot`. */
+/** What {@link instrument} reads of a limiter: a `Limiter`, or anything with its `on` and `snapshot`. */
 export interface Instrumentable {
   /** Adds an event listener; the returned function removes it. */
   on<K extends LimiterEventName>(name: K, listener: LimiterListener<K>): Disposer;
   /** The current levels, queue and use over the last window. */
   snapshot(): LimiterSnapshot;
+}
+
+/** What {@link instrument} reads of a group: a `LimiterGroup`, or anything with its `on` and `snapshot`. */
+export interface InstrumentableGroup {
+  /** Adds an event listener to every member, those made later included; the returned function removes it. */
+  on<K extends LimiterEventName>(name: K, listener: GroupListener<K>): Disposer;
+  /** Every member's snapshot by name, and the shared dimensions' levels. */
+  snapshot(): GroupSnapshot;
 }
 
 /** Options of {@link instrument}. */
@@ -19,7 +28,8 @@ export interface InstrumentOptions {
   meter: Meter;
   /**
    * The model the limiter's budgets belong to, recorded as `gen_ai.request.model` on every measurement.
-   * @default `undefined`: no model attribute
+   * Not with a group, whose measurements name their member there (a TypeError).
+   * @default `undefined`: no model attribute (a group's: the member's name)
    */
   model?: string;
   /**

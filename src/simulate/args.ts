@@ -20,6 +20,8 @@ Options:
   --dialect NAME      the headers the key sends: openai or anthropic;
                       default anthropic with --itpm or --otpm, else openai
   --retries N         retries of a call after a 429, both clients alike; default 10
+  --priorities A,B    the limiter's priority classes, the most urgent first; default the
+                      workload's "priority" values in the order they first arrive
   --sample D          simulated time between two samples of the charts; default about 1/300 of the run
   --out FILE          write the HTML report there
   --json              print the whole result (samples included) as JSON instead of the summary
@@ -40,7 +42,7 @@ export type SimulateCommand =
 /** Reads `simulate ...` arguments (without the node and script paths). Throws {@link UsageError}. */
 export function parseSimulateArgs(args: readonly string[]): SimulateCommand {
   const { values, positionals } = parseFlags(args, {
-    strings: [...BUDGET_FLAGS, "latency", "dialect", "retries", "sample", "out"],
+    strings: [...BUDGET_FLAGS, "latency", "dialect", "retries", "sample", "priorities", "out"],
   });
   if (values.help === true) return { help: true };
   if (positionals[0] !== "simulate") throw new UsageError('the command must be "simulate"');
@@ -59,7 +61,7 @@ export function parseSimulateArgs(args: readonly string[]): SimulateCommand {
   if (!BUDGET_FLAGS.some((flag) => options[flag] !== undefined)) {
     throw new UsageError(`at least one budget is required: ${BUDGET_FLAGS.map((f) => `--${f}`).join(", ")}`);
   }
-  const { latency, dialect, retries, sample, out } = values;
+  const { latency, dialect, retries, sample, priorities, out } = values;
   if (typeof latency === "string") options.latencyMs = durationFlag("latency", latency);
   if (typeof dialect === "string") {
     if (dialect !== "openai" && dialect !== "anthropic") {
@@ -69,6 +71,7 @@ export function parseSimulateArgs(args: readonly string[]): SimulateCommand {
   }
   if (typeof retries === "string") options.retries = numberFlag("retries", retries);
   if (typeof sample === "string") options.sampleMs = Math.round(durationFlag("sample", sample));
+  if (typeof priorities === "string") options.priorities = priorities.split(",").map((name) => name.trim());
   return {
     help: false,
     workload: positionals[1]!,

@@ -76,7 +76,8 @@ export class LimitedClient implements Client {
     onWarning: (warning: Error) => void,
   ) {
     this.provider = simulatedKey(options);
-    this.limiter = new Limiter({ ...options.budgets, provider: options.dialect, onWarning });
+    const { budgets, dialect: provider, priorities } = options;
+    this.limiter = new Limiter({ ...budgets, provider, onWarning, ...(priorities ? { priorities } : {}) });
     this.split = options.budgets.itpm !== undefined || options.budgets.otpm !== undefined;
   }
 
@@ -104,7 +105,7 @@ export class LimitedClient implements Client {
           reservation.sync(res.headers);
           return { value: res, used };
         },
-        { retry: { attempts: this.options.retries } },
+        { retry: { attempts: this.options.retries }, priority: call.priority },
       );
       return this.outcome(call, attempts);
     } catch (error) {

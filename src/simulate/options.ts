@@ -62,6 +62,14 @@ export interface SimulateOptions extends Pick<Limits, SimulateBudget> {
    * @default ten times the estimated end, plus an hour
    */
   limitMs?: number;
+  /**
+   * The limiter's priority classes, the most urgent first, when the workload's calls name a `priority`
+   * (each must be one of them). A call that names none takes the limiter's `defaultPriority`: `"default"`
+   * when it is a class, else the last one. Not used by the client with no limiter, which knows no order.
+   * @default the workload's priorities in the order they first arrive (the first the most urgent); none
+   * when no call names one
+   */
+  priorities?: readonly string[];
   /** Called after every sample of each run, with where it stands. */
   onProgress?: (progress: SimulateProgress) => void;
 }

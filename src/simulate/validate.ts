@@ -1,3 +1,4 @@
+import { resolvePriorities } from "../core/priorities.js";
 import { notANumber, plainObject, positive, shown, unknownOption } from "../core/values.js";
 import { SIMULATE_BUDGETS, type LatencyCall, type SimulateBudget, type SimulateOptions } from "./options.js";
 import type { WorkloadCall } from "./workload.js";
@@ -11,6 +12,8 @@ export interface CheckedOptions {
   readonly retries: number;
   readonly sampleMs: number | undefined;
   readonly limitMs: number | undefined;
+  /** The limiter's priority classes; `undefined` when the workload names none. */
+  readonly priorities: readonly string[] | undefined;
   readonly onProgress: SimulateOptions["onProgress"];
 }
 
@@ -21,6 +24,7 @@ const KEYS: readonly string[] = [
   "retries",
   "sampleMs",
   "limitMs",
+  "priorities",
   "onProgress",
 ];
 
@@ -43,6 +47,28 @@ function latencyOf(value: SimulateOptions["latencyMs"]): (call: LatencyCall) => 
     throw new RangeError(`simulate(): latencyMs must be a finite number >= 0, got ${value}`);
   }
   return () => value;
+}
+
+/** The `priorities` option checked against the workload, or the workload's in the order they first arrive. */
+function prioritiesOf(workload: readonly WorkloadCall[], option: unknown): readonly string[] | undefined {
+  const named = new Set<string>();
+  for (const { priority } of workload) if (priority !== undefined) named.add(priority);
+  if (option === undefined) return named.size === 0 ? undefined : [...named];
+  let classes: readonly string[];
+  try {
+    classes = resolvePriorities(option, undefined, undefined).names;
+  } catch (error) {
+    if (error instanceof Error) error.message = `simulate(): ${error.message}`;
+    throw error;
+  }
+  for (const [i, { priority }] of workload.entries()) {
+    if (priority !== undefined && !classes.includes(priority)) {
+      throw new TypeError(
+        `simulate(): call ${i + 1}'s priority ${JSON.stringify(priority)} is not one of the priorities`,
+      );
+    }
+  }
+  return classes;
 }
 
 /** Throws TypeError or RangeError for a bad workload or option, before anything runs. */
@@ -83,6 +109,7 @@ export function checkSimulation(workload: readonly WorkloadCall[], options: Simu
     retries: options.retries === undefined ? 10 : wholeAtLeast("retries", options.retries, 0),
     sampleMs: options.sampleMs === undefined ? undefined : wholeAtLeast("sampleMs", options.sampleMs, 1),
     limitMs: options.limitMs === undefined ? undefined : positive("limitMs", options.limitMs),
+    priorities: prioritiesOf(workload, options.priorities),
     onProgress: options.onProgress,
   };
 }

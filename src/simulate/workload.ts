@@ -15,7 +15,7 @@ export interface WorkloadCall {
   readonly completion: number;
   /** The model asked for; the simulator echoes it and meters every model alike. */
   readonly model?: string;
-  /** The call's priority class; carried with the call, not used yet (see docs/simulate.md). */
+  /** The call's priority class: the limiter serves it in that class (see `SimulateOptions.priorities`). */
   readonly priority?: string;
 }
 

@@ -41,17 +41,17 @@ describe("queued and admitted", () => {
     const second = limiter.acquire(2);
     const third = limiter.acquire(3);
     expect(queued).toEqual([
-      { estimate: 2, queued: 1, retry: false },
-      { estimate: 3, queued: 2, retry: false },
+      { estimate: 2, priority: "default", tenant: undefined, queued: 1, retry: false },
+      { estimate: 3, priority: "default", tenant: undefined, queued: 2, retry: false },
     ]);
-    expect(admitted).toEqual([{ estimate: 1, waitMs: 0, inFlight: 1 }]);
+    expect(admitted).toEqual([{ estimate: 1, priority: "default", tenant: undefined, waitMs: 0, inFlight: 1 }]);
     await time.at(1_000);
     await second;
     await time.at(2_000);
     await third;
     expect(admitted.slice(1)).toEqual([
-      { estimate: 2, waitMs: 1_000, inFlight: 2 },
-      { estimate: 3, waitMs: 2_000, inFlight: 3 },
+      { estimate: 2, priority: "default", tenant: undefined, waitMs: 1_000, inFlight: 2 },
+      { estimate: 3, priority: "default", tenant: undefined, waitMs: 2_000, inFlight: 3 },
     ]);
     first.release();
   });
@@ -70,7 +70,7 @@ describe("queued and admitted", () => {
     );
     await time.at(1_000);
     expect(await done).toBe("ok");
-    expect(queued).toEqual([{ estimate: 1, queued: 1, retry: true }]);
+    expect(queued).toEqual([{ estimate: 1, priority: "default", tenant: undefined, queued: 1, retry: true }]);
   });
 });
 
@@ -85,6 +85,8 @@ describe("settled", () => {
     expect(settled).toEqual([
       {
         estimate: 1_000,
+        priority: "default",
+        tenant: undefined,
         usage: 300,
         refunded: false,
         dimensions: {
@@ -163,6 +165,58 @@ describe("rejected", () => {
     await expect(limiter.acquire(Number.NaN)).rejects.toBeInstanceOf(RangeError);
     await expect(limiter.acquire("1" as never)).rejects.toBeInstanceOf(TypeError);
     expect(rejected).toEqual([]);
+  });
+});
+
+describe("a call's priority class and tenant", () => {
+  it("are on queued, admitted, settled and rejected, from the queue and at once", async () => {
+    const limiter = oneASecond({ priorities: ["interactive", "batch"], maxQueue: 2 });
+    const seen: string[] = [];
+    for (const name of ["queued", "admitted", "settled", "rejected"] as const) {
+      limiter.on(name, ({ priority, tenant }) => seen.push(`${name} ${priority} ${tenant}`));
+    }
+    const first = await limiter.acquire(1, { tenant: "acme" });
+    const second = limiter.run(1, () => ({ value: 2 }), { priority: "interactive", tenant: "zeta" });
+    const third = limiter.acquire(1);
+    await expect(limiter.acquire(1, { priority: "interactive", tenant: "acme" })).rejects.toThrow(QueueFullError);
+    first.release();
+    await time.at(1_000);
+    await second;
+    // Known at once to wait past its maxWaitMs: refused before it queues.
+    await expect(limiter.acquire(1, { tenant: "late", maxWaitMs: 500 })).rejects.toThrow(WaitTimeoutError);
+    await time.at(2_000);
+    (await third).release();
+    expect(seen).toEqual([
+      "admitted batch acme", // `defaultPriority`: the last class when none is called "default"
+      "queued interactive zeta",
+      "queued batch undefined",
+      "rejected interactive acme",
+      "settled batch acme",
+      "admitted interactive zeta",
+      "settled interactive zeta",
+      "rejected batch late",
+      "admitted batch undefined",
+      "settled batch undefined",
+    ]);
+  });
+
+  it("are on refusals before queueing (too large, closed) and of waiters closing rejects", async () => {
+    const limiter = oneASecond({ priorities: ["interactive", "default"], tpm: 1_000 });
+    const rejected = record(limiter, "rejected");
+    await expect(limiter.acquire(2_000, { priority: "interactive", tenant: "acme" })).rejects.toThrow(
+      RequestTooLargeError,
+    );
+    const held = await limiter.acquire(1);
+    const waiting = limiter.acquire(1, { priority: "interactive", tenant: "zeta" });
+    await limiter.close();
+    await expect(waiting).rejects.toThrow(LimiterClosedError);
+    await expect(limiter.run(1, () => ({ value: 1 }))).rejects.toThrow(LimiterClosedError);
+    held.release();
+    expect(rejected.map(({ reason, priority, tenant }) => [reason, priority, tenant])).toEqual([
+      ["too_large", "interactive", "acme"],
+      ["closed", "interactive", "zeta"],
+      ["closed", "default", undefined],
+    ]);
   });
 });
 

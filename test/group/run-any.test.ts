@@ -53,6 +53,40 @@ describe("LimiterGroup.runAny", () => {
     await expect(queued).resolves.toMatchObject({ code: "LIMITER_CLOSED" });
   });
 
+  it("predicts in the call's own priority class: only what goes before it counts", async () => {
+    const g = group({ priorities: ["interactive", "default"] });
+    const spent = async (name: string) => (await g.for(name).acquire(1_000)).release();
+    await spent("east");
+    await spent("west");
+    const queued = [
+      g.for("east").acquire(900), // a default call: an interactive one goes before it
+      g.for("west").acquire(300, { priority: "interactive" }),
+    ].map((p) => p.catch((error: unknown) => error));
+    // Interactive, 100: east 100 short (6 s), west 300 + 100 (24 s). A default call: east 900 + 100 (60 s), west 24 s.
+    const interactive = g.runAny(["east", "west"], 100, (_, chosen) => ({ value: [chosen, time.clock.now()] }), {
+      priority: "interactive",
+      tenant: "acme",
+    });
+    const plain = g.runAny(["east", "west"], 100, (_, chosen) => ({ value: chosen }));
+    await time.at(6_000);
+    expect(await interactive).toEqual(["east", 6_000]);
+    await time.at(30_000);
+    expect(await plain).toBe("west");
+    await g.close();
+    const [east, west] = await Promise.all(queued);
+    expect(east).toMatchObject({ code: "LIMITER_CLOSED" });
+    expect(west).toMatchObject({ estimate: 300, admittedAtMs: 18_000 });
+  });
+
+  it("rejects a priority that is not a class with a TypeError", async () => {
+    const g = group({ priorities: ["interactive", "default"] });
+    const fn = () => ({ value: 1 });
+    await expect(g.runAny(["east", "west"], 100, fn, { priority: "urgent" })).rejects.toThrow(TypeError);
+    await expect(g.runAny(["east"], 100, fn, { tenant: 7 as unknown as string })).rejects.toThrow(TypeError);
+    expect(g.snapshot().members.east!.inFlight).toBe(0);
+    await g.close();
+  });
+
   it("moves a retry to another candidate when the 429's hint is longer than moveAfterMs", async () => {
     const g = group();
     const tries: [string, number][] = [];

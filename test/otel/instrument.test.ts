@@ -63,7 +63,8 @@ describe("instrument(limiter, { meter })", () => {
     expect(valueAt(await metrics.points("llm_limiter.requests.admitted"), MODEL)).toBe(2);
     const wait = valueAt(await metrics.points("llm_limiter.admission.wait"), MODEL) as Histogram;
     expect({ count: wait.count, sum: wait.sum }).toEqual({ count: 2, sum: 1 });
-    expect(valueAt(await metrics.points("llm_limiter.requests.rejected"), { "error.type": "queue_full" })).toBe(1);
+    const rejected = await metrics.points("llm_limiter.requests.rejected");
+    expect(valueAt(rejected, { "error.type": "queue_full", "llm_limiter.priority": "default" })).toBe(1);
     expect(valueAt(await metrics.points("llm_limiter.rate_limited"), { "llm_limiter.failure.kind": "rate" })).toBe(1);
     const reserved = await metrics.points("llm_limiter.tokens.reserved");
     expect(reserved.map((p) => [p.attributes["llm_limiter.dimension"], p.value])).toEqual([["tpm", 3_000]]);

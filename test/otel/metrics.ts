@@ -27,9 +27,13 @@ class OnDemandReader extends MetricReader {
   }
 }
 
-export function testMetrics(): TestMetrics {
-  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-  const reader = new OnDemandReader();
+/**
+ * `temporality`: DELTA makes each collection hold only what was observed since the previous one (the SDK keeps
+ * reporting an attribute set no callback observes any more under CUMULATIVE).
+ */
+export function testMetrics(temporality = AggregationTemporality.CUMULATIVE): TestMetrics {
+  const exporter = new InMemoryMetricExporter(temporality);
+  const reader = new OnDemandReader({ aggregationTemporalitySelector: () => temporality });
   const provider = new MeterProvider({ readers: [reader] });
   return {
     meter: provider.getMeter("llm-limiter-test"),

@@ -69,6 +69,35 @@ describe("simulate", () => {
     expect(naive.summary).toMatchObject({ completed: 1, failed: 1, rejected: 1 });
   });
 
+  it("serves the workload's priorities in order: the option's, else the order they first arrive", async () => {
+    // 30 batch calls at once onto 20 RPM (a burst of 20, then one every 3 s), an interactive one 10 ms later.
+    const calls: WorkloadCall[] = [
+      ...Array.from({ length: 30 }, () => ({ at: 0, prompt: 10, maxTokens: 10, completion: 5, priority: "batch" })),
+      { at: 10, prompt: 10, maxTokens: 10, completion: 5, priority: "interactive" },
+    ];
+    const options = { rpm: 20, latencyMs: 0, sampleMs: 1_000 };
+    const ends = ({ limiter }: { limiter: SimulationRun }) => {
+      const batch = limiter.outcomes.slice(0, 30).map((o) => o.endedAt);
+      return { interactive: limiter.outcomes[30]!.endedAt, queuedBatch: batch.slice(20), all: limiter.outcomes };
+    };
+    const urgent = ends(await simulate(calls, { ...options, priorities: ["interactive", "batch"] }));
+    // The first slot after the burst: before every batch call that queued.
+    expect(urgent.interactive).toBeLessThan(4_000);
+    expect(urgent.interactive).toBeLessThan(Math.min(...urgent.queuedBatch));
+    const arrival = ends(await simulate(calls, options)); // batch arrived first: the more urgent class
+    expect(arrival.interactive).toBeGreaterThan(Math.max(...arrival.queuedBatch));
+    expect([...urgent.all, ...arrival.all].every((o) => o.ok)).toBe(true);
+  });
+
+  it("refuses priorities that are not names, or a call whose priority is not among them", async () => {
+    const calls: WorkloadCall[] = [{ at: 0, prompt: 1, maxTokens: 1, completion: 1, priority: "batch" }];
+    await expect(simulate(calls, { rpm: 1, priorities: ["interactive"] })).rejects.toThrow(
+      /call 1's priority "batch" is not one of the priorities/,
+    );
+    await expect(simulate(calls, { rpm: 1, priorities: ["batch", "batch"] })).rejects.toThrow(TypeError);
+    await expect(simulate(calls, { rpm: 1, priorities: "batch" as never })).rejects.toThrow(TypeError);
+  });
+
   it("reports progress for both runs, in simulated time", async () => {
     const seen: SimulateProgress[] = [];
     const result = await simulate(BURST.slice(0, 25), { ...BUDGETS, sampleMs: 1_000, onProgress: (p) => seen.push(p) });
