@@ -69,8 +69,7 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
   predictedWaitMs(estimate: Estimate, rank: number, tenant: string | undefined): number {
     const held = this.pausedUntil - this.clock.now();
     const band = this.queue.bands[rank]!;
-    // Looked up, not made: a prediction must not leave a tenant's lane behind.
-    const lane = tenant === undefined ? band.plain : band.tenants.get(tenant);
+    const lane = this.queue.existingLane(rank, tenant);
     const levels = this.buckets.blocker(estimate, band.reserve).waitMs;
     return Math.max(held, this.predictWait(estimate, band, lane).waitMs, levels === Infinity ? 0 : levels);
   }
@@ -142,9 +141,10 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
   protected override knownTooLong(
     estimate: Estimate,
     maxWaitMs: number,
-    lane: Lane<Waiter>,
+    rank: number,
+    tenant: string | undefined,
   ): WaitTimeoutError | undefined {
-    const predicted = this.predictWait(estimate, lane.band, lane);
+    const predicted = this.predictWait(estimate, this.queue.bands[rank]!, this.queue.existingLane(rank, tenant));
     return predicted.waitMs > maxWaitMs
       ? this.waitTimeout(predicted.dimension, predicted.waitMs, maxWaitMs)
       : undefined;

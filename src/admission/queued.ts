@@ -127,10 +127,10 @@ export abstract class QueuedAdmission implements Admission {
     if (this.queue.size >= this.maxQueue) {
       return this.refusedAtOnce(estimate, new QueueFullError(this.maxQueue), rank, tenant);
     }
-    const lane = this.queue.lane(rank, tenant);
-    const tooLong = maxWaitMs === Infinity ? undefined : this.knownTooLong(estimate, maxWaitMs, lane);
+    // The lane is made only for a call that waits: one refused here leaves no tenant behind.
+    const tooLong = maxWaitMs === Infinity ? undefined : this.knownTooLong(estimate, maxWaitMs, rank, tenant);
     if (tooLong) return this.refusedAtOnce(estimate, tooLong, rank, tenant);
-    return this.wait(estimate, signal, maxWaitMs, 0, refundable, lane);
+    return this.wait(estimate, signal, maxWaitMs, 0, refundable, this.queue.lane(rank, tenant));
   }
 
   /** A retry: back at the head of its lane, admitted no earlier than `notBefore`. */
@@ -207,7 +207,12 @@ export abstract class QueuedAdmission implements Admission {
   }
 
   /** A timeout to reject `estimate` with at once, when its wait is known to exceed `maxWaitMs`. */
-  protected knownTooLong(_estimate: Estimate, _maxWaitMs: number, _lane: Lane<Waiter>): WaitTimeoutError | undefined {
+  protected knownTooLong(
+    _estimate: Estimate,
+    _maxWaitMs: number,
+    _rank: number,
+    _tenant: string | undefined,
+  ): WaitTimeoutError | undefined {
     return undefined;
   }
 

@@ -130,6 +130,12 @@ export class Scheduler<T extends Scheduled<T>> {
     return false;
   }
 
+  /** The lane of `tenant` in class `rank` if it exists: looked up, not made, so a question leaves nothing behind. */
+  existingLane(rank: number, tenant: string | undefined): Lane<T> | undefined {
+    const band = this.bands[rank]!;
+    return tenant === undefined ? band.plain : band.tenants.get(tenant);
+  }
+
   /** The lane of `tenant` in class `rank`, made on first use. */
   lane(rank: number, tenant: string | undefined): Lane<T> {
     const band = this.bands[rank]!;

@@ -160,6 +160,19 @@ describe("headroom", () => {
 });
 
 describe("tenants", () => {
+  it("are not remembered when refused at once: a wait known too long leaves no lane behind", async () => {
+    const limiter = new Limiter({ tpm: 600, priorities: CLASSES, initial: "empty", clock: time.clock });
+    for (let i = 0; i < 100; i++) {
+      // 60 s of refill at least, against a wait of at most 1 s.
+      await expect(limiter.acquire(600, { tenant: `t${i}`, maxWaitMs: 1_000 })).rejects.toThrow(/wait/i);
+    }
+    // The scheduler's lanes are internal: reached by their path, to see that nothing was kept.
+    const { queue } = (limiter as unknown as { admission: { queue: { bands: { tenants: Map<string, unknown> }[] } } })
+      .admission;
+    expect(queue.bands.map((band) => band.tenants.size)).toEqual([0, 0, 0]);
+    await limiter.close();
+  });
+
   it("share a class: one tenant's burst does not hold another's single call behind it", async () => {
     const limiter = new Limiter({ tpm: 600, priorities: CLASSES, initial: "empty", clock: time.clock });
     const { order, track } = recorder();
