@@ -3,7 +3,6 @@ import type { SyncOrigin } from "../core/origin.js";
 import type { FailureClass } from "../headers/failures.js";
 import type { RateLimitView } from "../headers/types.js";
 import { readWindow, windowFromRetryHint } from "./fixed-windows.js";
-import { remainingStep } from "./reset-evidence.js";
 import { broughtForward, holdBack, namedBy, type HoldTarget, type LevelHeard, type LevelSync } from "./level-sync.js";
 import { createSyncState, type SyncState } from "./state.js";
 
@@ -118,8 +117,7 @@ export class LocalLevels implements LevelSync {
     heard?.(meter, local, truth);
     if (window === "revoked") target.endWindows(meter.name);
     else if (window) target.alignWindow(meter.name, window.startedBy, window.periodMs);
-    else if (moved && !state.windowed)
-      this.learnShare(meter, state, moved, remainingStep(view.provider, reported.unit));
+    else if (moved && !state.windowed) this.learnShare(meter, state, moved);
     state.syncedSeq = origin.seq;
     // Every client on a shared key sees the same remaining: claim the part of it this client's
     // share of the rate says is its own, and after 429s less. Where the window is a guess, a
@@ -136,19 +134,14 @@ export class LocalLevels implements LevelSync {
    * provider's by `providerGain`; the local one ran ahead by what others
    * drew, less the part of the rate it did not refill (it refills at its share).
    * Noise in either direction averages out, so samples stay signed; a
-   * time-weighted average of their rate sets the local refill share. Two
-   * readings rounded to `step` may differ by up to `step` with nobody else
-   * drawing, so only the gap beyond it is evidence: a lone client's
-   * rounded readings (Anthropic's thousands) are not a neighbour.
+   * time-weighted average of their rate sets the local refill share.
    */
-  private learnShare(meter: Meter, state: SyncState, { providerGain, localGain, dt }: LevelMoves, step: number): void {
+  private learnShare(meter: Meter, state: SyncState, { providerGain, localGain, dt }: LevelMoves): void {
     const { limit, windowMs, capacity } = meter.dimension;
     const rate = limit / windowMs;
     // A provider bucket at capacity says nobody is short of it: let the share recover.
     const full = state.lastTruth + providerGain >= capacity * 0.99;
-    const gap = localGain - providerGain;
-    const beyondRounding = Math.sign(gap) * Math.max(0, Math.abs(gap) - step);
-    const sample = full ? 0 : beyondRounding / dt + (1 - this.target.share(meter.name)) * rate;
+    const sample = full ? 0 : (localGain - providerGain) / dt + (1 - this.target.share(meter.name)) * rate;
     const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
     state.othersRate += weight * (sample - state.othersRate);
     // A dead zone: a lone client's noise must not cost it throughput; a real neighbour shows well above it.

@@ -9,11 +9,6 @@ const RESET_SLACK_MS = 2_000;
 /** Anthropic rounds token remainders to the nearest thousand (shared/providers.md). */
 const ANTHROPIC_TOKEN_STEP = 1_000;
 
-/** How coarsely `provider` reports remaining `unit`s: a reading may be off by up to this step (1: exact counts). */
-export function remainingStep(provider: ProviderName | "unknown", unit: ReportedDimension["unit"]): number {
-  return provider === "anthropic" && unit !== "requests" ? ANTHROPIC_TOKEN_STEP : 1;
-}
-
 /** One reset reading, as the monotonic moment it names. */
 export interface ResetReading {
   /** `now + reset`: when the provider says the dimension is full again (a bucket) or the window ends. */
@@ -57,7 +52,7 @@ export function resetReading(
     limit <= 0
   )
     return undefined;
-  const step = remainingStep(provider, unit);
+  const step = provider === "anthropic" && unit !== "requests" ? ANTHROPIC_TOKEN_STEP : 1;
   return { boundary: now + resetMs, remaining, limit, at: now, slackMs: RESET_SLACK_MS + (step * windowMs) / limit };
 }
 
