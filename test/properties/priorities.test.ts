@@ -233,10 +233,12 @@ async function runCase(c: Case): Promise<void> {
       for (let i = 0; i < op.count; i++) await arrival(op);
     }
     // Liveness: every class and tenant is served in finite time.
-    // Bounded by the time the budgets take to refill what waits and the largest headroom, from empty.
+    // Bounded by the time each budget takes to refill what waits and the largest headroom on it, from empty
+    // (the requests budget's capacity is its rpm).
     const tokens = queue.reduce((sum, q) => sum + q.cost, 0);
-    const reserve = Math.max(...reserves) * c.capacity;
-    const minutes = (tokens + reserve) / c.tpm + (c.rpm === undefined ? 0 : queue.length / c.rpm);
+    const reserve = Math.max(...reserves);
+    const minutes =
+      (tokens + reserve * c.capacity) / c.tpm + (c.rpm === undefined ? 0 : (queue.length + reserve * c.rpm) / c.rpm);
     const rounds = Math.ceil((minutes * 60_000) / 10_000) + 2;
     for (let round = 0; queue.length > 0; round++) {
       check(round < rounds, () => `${queue.length} still queued after draining: #${queue[0]!.id} first`);
