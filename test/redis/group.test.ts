@@ -9,6 +9,13 @@ import { describeRedis, rawRedis, redisUrl, timed } from "./helpers.js";
 /** A day's window: what refills while a test runs is a few hundredths of a unit. */
 const DAY_MS = 86_400_000;
 
+/** Two models on OpenAI and the project's tokens per minute, for header sync. */
+const PROJECT = {
+  models: { a: { tpm: 10_000 }, b: { tpm: 10_000 } },
+  shared: { tpm: 20_000 },
+  provider: "openai" as const,
+};
+
 describeRedis("LimiterGroup on a RedisGroupStore", () => {
   const raw = rawRedis();
   const clients: Redis[] = [];
@@ -126,12 +133,7 @@ describeRedis("LimiterGroup on a RedisGroupStore", () => {
   });
 
   it("lands project-scoped headers on the shared dimension in Redis, for every process", async () => {
-    const options = {
-      models: { a: { tpm: 10_000 }, b: { tpm: 10_000 } },
-      shared: { tpm: 20_000 },
-      provider: "openai" as const,
-    };
-    const [one, two] = groups(2, options);
+    const [one, two] = groups(2, PROJECT);
     const { ms } = await timed(async () => {
       one!.for("a").sync({
         "x-ratelimit-limit-tokens": "10000",
@@ -153,6 +155,28 @@ describeRedis("LimiterGroup on a RedisGroupStore", () => {
     expect(members.a!.dimensions.tpm!.available).toBeGreaterThanOrEqual(3_900);
     expect(members.a!.dimensions.tpm!.available).toBeLessThanOrEqual(3_900 + refill);
     expect(members.b!.dimensions.tpm!.available).toBeGreaterThanOrEqual(9_900 - 1);
+    await two!.close();
+  });
+
+  it("discounts every member's bookings in every process after a request whose response syncs the shared level", async () => {
+    const [one, two] = groups(2, PROJECT);
+    const { ms } = await timed(async () => {
+      const first = await one!.for("a").acquire(1_000);
+      // Booked after `first`, in another process: first's headers may not count it.
+      (await two!.for("b").acquire(2_000)).release();
+      first.sync({
+        "x-ratelimit-limit-project-tokens": "20000",
+        "x-ratelimit-remaining-project-tokens": "6000",
+        "x-ratelimit-reset-project-tokens": "42s",
+      });
+      first.release();
+      await one!.close();
+      (await two!.for("b").acquire(1)).release();
+    });
+    const refill = (ms * 20_000) / 60_000;
+    const { available } = two!.snapshot().shared.tpm!;
+    expect(available).toBeGreaterThanOrEqual(6_000 - 2_000 - 1);
+    expect(available).toBeLessThanOrEqual(6_000 - 2_000 - 1 + 2 * refill);
     await two!.close();
   });
 
