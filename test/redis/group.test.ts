@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
-import { Redis } from "ioredis";
 import { afterAll, expect, it } from "vitest";
 import { LimiterGroup, WaitTimeoutError, type LimiterGroupOptions, type Reservation } from "../../src/index.js";
 import { RedisGroupStore } from "../../src/redis/index.js";
-import { describeRedis, rawRedis, redisUrl, timed } from "./helpers.js";
+import { ADAPTER_NAMES, ADAPTERS, describeRedis, rawRedis, redisUrl, timed, type Connection } from "./helpers.js";
 
 /** A day's window: what refills while a test runs is a few hundredths of a unit. */
 const DAY_MS = 86_400_000;
@@ -16,24 +15,21 @@ const PROJECT = {
   provider: "openai" as const,
 };
 
-describeRedis("LimiterGroup on a RedisGroupStore", () => {
+describeRedis.each(ADAPTER_NAMES)("LimiterGroup on a RedisGroupStore (%s)", (adapter) => {
   const raw = rawRedis();
-  const clients: Redis[] = [];
-  afterAll(() => clients.forEach((client) => client.disconnect()));
+  const connections: Connection[] = [];
+  afterAll(() => Promise.all(connections.map((connection) => connection.close())));
 
-  /** A connection of its own: each group stands for another process. */
-  function client(): Redis {
-    const connection = new Redis(redisUrl!, { maxRetriesPerRequest: 1 });
-    connection.on("error", () => {});
-    clients.push(connection);
-    return connection;
-  }
-
-  /** `count` groups on the same key, each on its own connection: as many processes. */
-  function groups(count: number, options: Omit<LimiterGroupOptions, "store">, key = `test:${randomUUID()}`) {
-    return Array.from(
-      { length: count },
-      () => new LimiterGroup({ initial: "full", ...options, store: new RedisGroupStore({ client: client(), key }) }),
+  /** `count` groups on the same key, each on a connection of its own: as many processes. */
+  async function groups(
+    count: number,
+    options: Omit<LimiterGroupOptions, "store">,
+    key = `test:${randomUUID()}`,
+  ): Promise<LimiterGroup[]> {
+    const made = await Promise.all(Array.from({ length: count }, () => ADAPTERS[adapter](redisUrl!)));
+    connections.push(...made);
+    return made.map(
+      ({ client }) => new LimiterGroup({ initial: "full", ...options, store: new RedisGroupStore({ client, key }) }),
     );
   }
 
@@ -50,7 +46,7 @@ describeRedis("LimiterGroup on a RedisGroupStore", () => {
     });
     await fc.assert(
       fc.asyncProperty(calls, async (calls) => {
-        const both = groups(2, { models: { a: { tpd: 3_000 }, b: { tpd: 3_000 } }, shared: { tpd: 5_000 } });
+        const both = await groups(2, { models: { a: { tpd: 3_000 }, b: { tpd: 3_000 } }, shared: { tpd: 5_000 } });
         const admitted: { member: string; cost: number }[] = [];
         const { ms } = await timed(() =>
           Promise.all(
@@ -82,7 +78,7 @@ describeRedis("LimiterGroup on a RedisGroupStore", () => {
   });
 
   it("binds each member's budget and the shared one across processes", async () => {
-    const [one, two] = groups(2, { models: { a: { tpd: 3_000 }, b: { tpd: 3_000 } }, shared: { tpd: 5_000 } });
+    const [one, two] = await groups(2, { models: { a: { tpd: 3_000 }, b: { tpd: 3_000 } }, shared: { tpd: 5_000 } });
     (await one!.for("a").acquire(3_000)).release();
     // a's own budget is spent in the other process too; the shared one still has 2,000.
     await expect(two!.for("a").acquire(1, { maxWaitMs: 0 })).rejects.toMatchObject({ dimension: "tpd" });
@@ -94,7 +90,11 @@ describeRedis("LimiterGroup on a RedisGroupStore", () => {
 
   it("takes nothing from either side for a call that fits one and not the other", async () => {
     const key = `test:${randomUUID()}`;
-    const [one, two] = groups(2, { models: { a: { tpd: 10_000 }, b: { tpd: 1_000 } }, shared: { tpd: 1_000 } }, key);
+    const [one, two] = await groups(
+      2,
+      { models: { a: { tpd: 10_000 }, b: { tpd: 1_000 } }, shared: { tpd: 1_000 } },
+      key,
+    );
     (await two!.for("b").acquire(600)).release();
     // Fits a's own budget, not the shared one's 400.
     await expect(one!.for("a").acquire(600, { maxWaitMs: 0 })).rejects.toBeInstanceOf(WaitTimeoutError);
@@ -110,7 +110,7 @@ describeRedis("LimiterGroup on a RedisGroupStore", () => {
   it("serves a large call waiting on a shared dimension before other members' later small calls", async () => {
     const key = `test:${randomUUID()}`;
     const shared = { limits: { tokens: { unit: "tokens" as const, limit: 1_000, windowMs: 1_000 } } };
-    const [one, two] = groups(2, { models: { a: { tpd: 100_000 }, b: { tpd: 100_000 } }, shared }, key);
+    const [one, two] = await groups(2, { models: { a: { tpd: 100_000 }, b: { tpd: 100_000 } }, shared }, key);
     (await two!.for("b").acquire(1_000)).release();
     const order: string[] = [];
     const large = one!
@@ -133,7 +133,7 @@ describeRedis("LimiterGroup on a RedisGroupStore", () => {
   });
 
   it("lands project-scoped headers on the shared dimension in Redis, for every process", async () => {
-    const [one, two] = groups(2, PROJECT);
+    const [one, two] = await groups(2, PROJECT);
     const { ms } = await timed(async () => {
       one!.for("a").sync({
         "x-ratelimit-limit-tokens": "10000",
@@ -159,7 +159,7 @@ describeRedis("LimiterGroup on a RedisGroupStore", () => {
   });
 
   it("discounts every member's bookings in every process after a request whose response syncs the shared level", async () => {
-    const [one, two] = groups(2, PROJECT);
+    const [one, two] = await groups(2, PROJECT);
     const { ms } = await timed(async () => {
       const first = await one!.for("a").acquire(1_000);
       // Booked after `first`, in another process: first's headers may not count it.
@@ -182,7 +182,7 @@ describeRedis("LimiterGroup on a RedisGroupStore", () => {
 
   it("writes a member's settles when it is evicted and when the group closes", async () => {
     const key = `test:${randomUUID()}`;
-    const [group] = groups(1, { default: { tpd: 10_000 }, maxMembers: 1 }, key);
+    const [group] = await groups(1, { default: { tpd: 10_000 }, maxMembers: 1 }, key);
     const held = await group!.for("x").acquire(1_000);
     expect(() => group!.for("y")).toThrow(RangeError); // x is busy: no room
     held.settle(100);
@@ -199,7 +199,10 @@ describeRedis("LimiterGroup on a RedisGroupStore", () => {
   });
 
   it("keeps each member's concurrency its own, across processes", async () => {
-    const [one, two] = groups(2, { models: { a: { concurrency: 1 }, b: { concurrency: 1 } }, shared: { tpd: 1_000 } });
+    const [one, two] = await groups(2, {
+      models: { a: { concurrency: 1 }, b: { concurrency: 1 } },
+      shared: { tpd: 1_000 },
+    });
     const a = await one!.for("a").acquire(1);
     await expect(two!.for("a").acquire(1, { maxWaitMs: 50 })).rejects.toBeInstanceOf(WaitTimeoutError);
     const b = await two!.for("b").acquire(1);
@@ -210,7 +213,7 @@ describeRedis("LimiterGroup on a RedisGroupStore", () => {
   });
 
   it("runs runAny on the member whose levels admit soonest", async () => {
-    const [group] = groups(1, { models: { a: { tpd: 1_000 }, b: { tpd: 1_000 } }, shared: { tpd: 10_000 } });
+    const [group] = await groups(1, { models: { a: { tpd: 1_000 }, b: { tpd: 1_000 } }, shared: { tpd: 10_000 } });
     (await group!.for("a").acquire(900)).release();
     const ran = await group!.runAny(["a", "b"], 500, (_, name) => ({ value: name }));
     expect(ran).toBe("b");
