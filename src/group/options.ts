@@ -78,6 +78,9 @@ export interface LimiterGroupOptions extends Omit<LimiterOptions, keyof Limits |
 export interface GroupSnapshot {
   /** Every member by name, as its `Limiter.snapshot()`; a shared dimension shows there as `project-<name>`. */
   readonly members: Record<string, LimiterSnapshot>;
-  /** The shared dimensions by their name in `shared` (levels floored, as in `Limiter.snapshot`). */
+  /**
+   * The shared dimensions by their name in `shared` (levels floored, as in `Limiter.snapshot`). With a store:
+   * as the latest booking of a member in this process left them.
+   */
   readonly shared: Record<string, DimensionSnapshot>;
 }
