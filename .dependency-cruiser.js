@@ -67,8 +67,8 @@ const layers = [
   ["testingEntry", ["testing", "simulate"]],
   ["testing", ["core", "testing"]],
   // A group is made of limiters: it builds on the facade (limiter.ts, modes.ts); only index.ts imports it back.
-  // It forwards its members' events (`group.on`).
-  ["group", ["core", "headers", "buckets", "admission", "options", "facade", "fetch", "events", "group"]],
+  // It forwards its members' events (`group.on`), and splits a group store (src/store) among them.
+  ["group", ["core", "headers", "buckets", "store", "admission", "options", "facade", "fetch", "events", "group"]],
   // simulate() drives a Limiter (the facade) against the simulator on fake timers (loaded when it runs, bundled
   // into the CLI); its CLI flags read as plan's do.
   ["simulate", ["simulate", "core", "testing", "facade", "plan", "fakeTimers"]],

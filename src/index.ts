@@ -47,6 +47,7 @@ export type {
   SharedStore,
   StoreFailurePolicy,
 } from "./store/shared-store.js";
+export type { GroupStore } from "./store/group-store.js";
 export { estimateRequest } from "./estimate/index.js";
 export type { Endpoint, EstimateRequestOptions, ImageSize, RequestEstimate, Tokenizer } from "./estimate/index.js";
 export { ADMITTED_HEADER, PRIORITY_HEADER, TENANT_HEADER } from "./fetch/index.js";

@@ -4,6 +4,7 @@ import type { CustomLimit, Limits } from "../core/limits.js";
 import type { PriorityClasses } from "../core/priorities.js";
 import { notANumber, plainObject, unknownOption } from "../core/values.js";
 import type { LimiterOptions } from "../options.js";
+import type { GroupStore } from "../store/group-store.js";
 import type { LimiterGroupOptions } from "./options.js";
 
 /**
@@ -13,7 +14,7 @@ import type { LimiterGroupOptions } from "./options.js";
  */
 export const SHARED_PREFIX = "project-";
 
-const GROUP_KEYS = ["models", "shared", "default", "maxMembers", "moveAfterMs"] as const;
+const GROUP_KEYS = ["models", "shared", "default", "maxMembers", "moveAfterMs", "store"] as const;
 const SHARED_KEYS = LIMIT_KEYS.filter((key) => key !== "concurrency");
 
 /** A group's options, checked: what each member is made of. */
@@ -26,8 +27,12 @@ export interface GroupConfig {
   readonly fallback: Limits | undefined;
   readonly maxMembers: number;
   readonly moveAfterMs: number;
+  /** Where the members keep their buckets; `undefined`: in this process. */
+  readonly store: GroupStore | undefined;
   /** The members' priority classes (they all take the same options): `runAny` predicts in its call's. */
   readonly classes: PriorityClasses;
+  /** The fraction of its capacity a dimension starts with (`initial`). */
+  readonly initialFraction: number;
 }
 
 /** Checks a group's own options; throws TypeError/RangeError. Members check the rest as they are made. */
@@ -41,8 +46,6 @@ export function readGroupOptions(options: LimiterGroupOptions): GroupConfig {
         `new LimiterGroup(): \`${key}\` is a budget: set it in \`models\`, \`shared\` or \`default\``,
       );
     }
-    if (key === "store")
-      throw new TypeError("new LimiterGroup(): `store` is not supported yet; members live in memory");
     common[key] = value;
   }
   const models = new Map<string, Limits>();
@@ -52,20 +55,21 @@ export function readGroupOptions(options: LimiterGroupOptions): GroupConfig {
     }
   }
   const fallback = all.default === undefined ? undefined : checkOwn("default", all.default);
-  const config: Omit<GroupConfig, "classes"> = {
+  const config: Omit<GroupConfig, "classes" | "initialFraction"> = {
     common: common as LimiterOptions,
     models,
     shared: sharedLimits(all.shared),
     fallback,
     maxMembers: count("maxMembers", all.maxMembers, 100),
     moveAfterMs: duration("moveAfterMs", all.moveAfterMs, 1000),
+    store: groupStore(all.store),
   };
   // Members from `default` are made later: their options must be good now.
   const later = memberOptions(config, fallback ?? {});
   try {
     const resolved = resolveOptions(later);
     buildBudget(resolved.limits);
-    return { ...config, classes: resolved.classes };
+    return { ...config, classes: resolved.classes, initialFraction: resolved.initialFraction };
   } catch (error) {
     if (error instanceof Error) error.message = `${fallback ? "default" : "new LimiterGroup()"}: ${error.message}`;
     throw error;
@@ -77,6 +81,30 @@ export function memberOptions(config: Pick<GroupConfig, "common" | "shared">, ow
   return { ...config.common, ...own, limits: { ...own.limits, ...config.shared } };
 }
 
+/** Whether a member's dimension is one of the group's shared ones (a project-scoped one learned from headers too). */
+export function isShared(dimension: string): boolean {
+  return dimension.startsWith(SHARED_PREFIX);
+}
+
+/** `store`, checked: a store a group splits among its members. */
+function groupStore(value: unknown): GroupStore | undefined {
+  if (value === undefined) return undefined;
+  const store = value as Partial<GroupStore & { book: unknown }> | null;
+  if (typeof store === "object" && store !== null) {
+    if (typeof store.member === "function" && typeof store.sharedLevels === "function") return store as GroupStore;
+    if (typeof store.book === "function") {
+      throw new TypeError(
+        "new LimiterGroup(): `store` is a limiter's store (a RedisStore meters one quota); " +
+          "a group takes a RedisGroupStore from llm-limiter/redis: new RedisGroupStore({ client, key })",
+      );
+    }
+  }
+  throw new TypeError(
+    "new LimiterGroup(): `store` must be a group store, such as new RedisGroupStore({ client, key }) " +
+      `from llm-limiter/redis; got ${store === null ? "null" : typeof store}`,
+  );
+}
+
 /** A model's budgets: only budget keys, and no custom limit under the shared dimensions' names. */
 function checkOwn(where: string, limits: unknown): Limits {
   const own = plainObject(where, limits);
@@ -84,7 +112,7 @@ function checkOwn(where: string, limits: unknown): Limits {
   for (const key of ["limits", "capacity"] as const) {
     if (own[key] === undefined) continue;
     for (const name of Object.keys(plainObject(`${where}.${key}`, own[key]))) {
-      if (name.startsWith(SHARED_PREFIX)) {
+      if (isShared(name)) {
         throw new TypeError(`${where}.${key}.${name}: names starting with "${SHARED_PREFIX}" are the shared budgets'`);
       }
     }

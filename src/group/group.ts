@@ -1,4 +1,3 @@
-import type { LocalAdmission } from "../admission/local.js";
 import { PoolOrder } from "../admission/pool-order.js";
 import { BucketPool } from "../buckets/bucket-pool.js";
 import type { DimensionSnapshot } from "../buckets/types.js";
@@ -12,17 +11,18 @@ import { disposer } from "../events/disposer.js";
 import { checkListener } from "../events/hub.js";
 import type { Disposer, LimiterEventName, LimiterEvents } from "../events/types.js";
 import { limitedFetch, type FetchOptions } from "../fetch/index.js";
-import { joinGroup, type Limiter, type LimiterSnapshot } from "../limiter.js";
+import { joinGroup, Limiter, type LimiterSnapshot } from "../limiter.js";
 import type { GroupSeat } from "../modes.js";
 import type { RunOptions, RunResult } from "../options.js";
-import { memberOptions, readGroupOptions, SHARED_PREFIX, type GroupConfig } from "./config.js";
+import { isShared, memberOptions, readGroupOptions, SHARED_PREFIX, type GroupConfig } from "./config.js";
 import type { GroupListener, GroupSnapshot, LimiterGroupOptions } from "./options.js";
-import { runOnSoonest, type Candidate } from "./run-any.js";
+import { runOnSoonest, type Candidate, type WaitPredictor } from "./run-any.js";
+import { storeWait } from "./store-wait.js";
 
-/** A member: its limiter, and its admission for predicted waits. */
+/** A member: its limiter, and what predicts its waits (its admission, in this process). */
 interface Member {
   readonly limiter: Limiter;
-  readonly admission: LocalAdmission;
+  readonly admission: WaitPredictor;
 }
 
 /** A listener of `group.on`, and what removes it from each member it was added to, by member name. */
@@ -38,6 +38,8 @@ interface Forwarding {
  * shared ones, and a call takes from both in one atomic admission; the shared
  * budgets serve the members' waiting calls in one FIFO. Members for models not
  * listed are made from `default` on first use, at most `maxMembers` at once.
+ * With `store` (a `RedisGroupStore`), the buckets live in Redis and every
+ * process on the same key shares them: one script admits against both.
  *
  * @example
  * ```ts
@@ -165,12 +167,15 @@ export class LimiterGroup {
     });
   }
 
-  /** Every member's snapshot, and the shared dimensions' levels. */
+  /**
+   * Every member's snapshot, and the shared dimensions' levels. With a store, those are the levels the
+   * latest booking of a member in this process brought back.
+   */
   snapshot(): GroupSnapshot {
     const members: Record<string, LimiterSnapshot> = {};
     for (const [name, member] of this.members()) members[name] = member.limiter.snapshot();
     const shared: Record<string, DimensionSnapshot> = {};
-    for (const [name, d] of Object.entries(this.seatParts.buckets.snapshot(this.clock.now()))) {
+    for (const [name, d] of Object.entries(this.sharedLevels())) {
       shared[name] = { ...d, available: wholeUnits(d.available) };
     }
     return { members, shared };
@@ -233,17 +238,37 @@ export class LimiterGroup {
     throw new RangeError(`maxMembers: all ${this.config.maxMembers} members made from \`default\` are busy`);
   }
 
+  /** The shared dimensions by their names in `shared`, levels not floored. */
+  private sharedLevels(): Record<string, DimensionSnapshot> {
+    const { store, shared, initialFraction } = this.config;
+    if (!store) return this.seatParts.buckets.snapshot(this.clock.now());
+    const levels = store.sharedLevels();
+    const view: Record<string, DimensionSnapshot> = {};
+    for (const [name, { limit, windowMs, capacity = limit }] of Object.entries(shared)) {
+      const available = levels.get(name) ?? capacity * initialFraction;
+      view[name.slice(SHARED_PREFIX.length)] = { limit, windowMs, capacity, available };
+    }
+    return view;
+  }
+
   private join(name: string, own: Limits): Member {
-    const seat: GroupSeat = { ...this.seatParts };
-    let limiter: Limiter;
+    const options = memberOptions(this.config, own);
+    const { store } = this.config;
+    let member: Member;
     try {
-      limiter = joinGroup(memberOptions(this.config, own), seat);
+      if (store) {
+        const limiter = new Limiter({ ...options, store: store.member(name, isShared) });
+        member = { limiter, admission: storeWait(limiter, options) };
+      } else {
+        const seat: GroupSeat = { ...this.seatParts };
+        member = { limiter: joinGroup(options, seat), admission: seat.admission! };
+      }
     } catch (error) {
       if (error instanceof Error) error.message = `group member "${name}": ${error.message}`;
       throw error;
     }
-    for (const forwarding of this.forwardings) this.forward(forwarding, name, limiter);
-    return { limiter, admission: seat.admission! };
+    for (const forwarding of this.forwardings) this.forward(forwarding, name, member.limiter);
+    return member;
   }
 
   /** Adds `forwarding`'s listener to member `name`'s `limiter`, the payload passed on with the member's name. */

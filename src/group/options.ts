@@ -2,6 +2,7 @@ import type { Limits } from "../core/limits.js";
 import type { LimiterSnapshot } from "../limiter.js";
 import type { DimensionSnapshot } from "../buckets/types.js";
 import type { LimiterOptions } from "../options.js";
+import type { GroupStore } from "../store/group-store.js";
 import type { LimiterEventName, LimiterEvents } from "../events/types.js";
 
 /**
@@ -16,8 +17,8 @@ export type SharedLimits = Omit<Limits, "concurrency">;
 /**
  * A {@link LimiterGroup}'s configuration: each model's budgets, the budgets they
  * share, and every other {@link LimiterOptions} option, applied to each member
- * (`maxQueue`, `maxWaitMs`, `provider`, `clock`...). A shared store is not
- * supported yet: the members keep their buckets in this process.
+ * (`maxQueue`, `maxWaitMs`, `provider`, `clock`...). With `store`, the members
+ * keep their buckets in Redis, shared by every process on the same key.
  *
  * @example
  * ```ts
@@ -63,12 +64,23 @@ export interface LimiterGroupOptions extends Omit<LimiterOptions, keyof Limits |
    * @default 1000
    */
   moveAfterMs?: number;
+  /**
+   * Keep every member's buckets and the shared ones in a store shared by every replica:
+   * `new RedisGroupStore({ client, key })` from `llm-limiter/redis` (one client, one key prefix for the whole
+   * group). One script admits a call against its member's budgets and the shared ones at once, across
+   * processes. A `RedisStore` is a TypeError: it meters one limiter's quota.
+   * @default `undefined`: the buckets live in this process
+   */
+  store?: GroupStore;
 }
 
 /** What {@link LimiterGroup.snapshot} returns. */
 export interface GroupSnapshot {
   /** Every member by name, as its `Limiter.snapshot()`; a shared dimension shows there as `project-<name>`. */
   readonly members: Record<string, LimiterSnapshot>;
-  /** The shared dimensions by their name in `shared` (levels floored, as in `Limiter.snapshot`). */
+  /**
+   * The shared dimensions by their name in `shared` (levels floored, as in `Limiter.snapshot`). With a store:
+   * as the latest booking of a member in this process left them.
+   */
   readonly shared: Record<string, DimensionSnapshot>;
 }

@@ -1,4 +1,3 @@
-import type { LocalAdmission } from "../admission/local.js";
 import type { Clock } from "../core/clock.js";
 import type { Estimate } from "../core/limits.js";
 import { checkTenant, type PriorityClasses } from "../core/priorities.js";
@@ -9,11 +8,16 @@ import type { ProviderName } from "../headers/types.js";
 import type { Limiter } from "../limiter.js";
 import type { RunOptions, RunResult } from "../options.js";
 
+/** What `runAny` asks of a member: a lower bound on the wait now, in ms, for a call in class `rank` and `tenant`. */
+export interface WaitPredictor {
+  predictedWaitMs(estimate: Estimate, rank: number, tenant: string | undefined): number;
+}
+
 /** One of the members `runAny` may run on. */
 export interface Candidate {
   readonly name: string;
   readonly limiter: Limiter;
-  readonly admission: LocalAdmission;
+  readonly admission: WaitPredictor;
 }
 
 /** What `runAny` reads of its group. */

@@ -1,5 +1,6 @@
 /** `llm-limiter/redis`: bucket state shared by many processes through Redis. */
 export { RedisStore } from "./store.js";
+export { RedisGroupStore } from "./group-store.js";
 export type { RedisStoreOptions } from "./options.js";
 export type { RedisScriptClient } from "./client.js";
 export type { RedisClient } from "./clients.js";

@@ -19,8 +19,8 @@ export class RedisStore implements SharedStore {
   readonly leaseMs: number;
   readonly onError: StoreFailurePolicy;
   private readonly runner: ScriptRunner;
-  /** The bucket hash and the lease set: one hash tag, so one Cluster slot. */
-  private readonly keys: readonly [string, string];
+  /** The bucket hash and the lease set: one hash tag, so one Cluster slot (a group member's has its own lease set). */
+  protected keys: readonly [string, string];
   /** Each layout's arguments, made once: a limiter sends the same layout object until it is configured again. */
   private readonly layouts = new WeakMap<SharedLayout, readonly string[]>();
 
