@@ -6,15 +6,24 @@
  * a budget that binds, against its bound; and admissions per second through a
  * Redis Cluster of its own, beside the single server's (reported, not targeted).
  * Prints markdown and writes it to bench/results/redis.md, keeping the records below its marker.
+ * With `--one-caller`, runs the one-caller rounds alone and prints their table without writing the file;
+ * `--duration-ms=<ms>` shortens every run (3,000 by default), for a quicker, noisier look.
  *
- *   npx tsx bench/redis.ts
+ *   npx tsx bench/redis.ts [--one-caller] [--duration-ms=<ms>]
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import type { Job, Library, Report, RequestBudget } from "./redis/jobs.js";
 import { commandsRun, resetCommandStats } from "./redis/commandstats.js";
-import { report, type Costs, type MakespanRow, type ThroughputRow, type UncontendedRows } from "./redis/report.js";
+import {
+  oneCallerSection,
+  report,
+  type Costs,
+  type MakespanRow,
+  type ThroughputRow,
+  type UncontendedRows,
+} from "./redis/report.js";
 // The same throwaway server the tests start.
 import { startRedisServer } from "../examples/shared/redis-server.js";
 // The throwaway Cluster the Cluster tests start.
@@ -24,7 +33,9 @@ import { providerView } from "./redis/bucket.js";
 import { keptRecords, RECORDS_MARKER } from "./goodput/report.js";
 
 const CALLERS = 32;
-const DURATION_MS = 3_000;
+const DURATION_MS = Number(
+  /^--duration-ms=(\d+)$/.exec(process.argv.find((a) => a.startsWith("--duration-ms=")) ?? "")?.[1] ?? 3_000,
+);
 /**
  * Runs per throughput configuration, interleaved across libraries; the best is kept (the neighbours' load only slows a
  * run down).
@@ -202,6 +213,15 @@ async function clusterRows(url: string, redis: Redis): Promise<{ cluster: Throug
 
 const server = await startRedisServer();
 const redis = new Redis(server.url);
+if (process.argv.includes("--one-caller")) {
+  try {
+    process.stdout.write(`${oneCallerSection(await uncontendedRows(server.url, redis), DURATION_MS)}\n`);
+  } finally {
+    redis.disconnect();
+    await server.stop();
+  }
+  process.exit(0);
+}
 let markdown: string;
 try {
   const uncontended = await uncontendedRows(server.url, redis);

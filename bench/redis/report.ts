@@ -99,6 +99,18 @@ function throughputTable(rows: readonly ThroughputRow[], baseline?: Baseline): s
   );
 }
 
+/** The one-caller rounds: how they ran, every round's ratio, and the median rounds' table. */
+export function oneCallerSection(uncontended: UncontendedRows, durationMs: number): string {
+  const rounds = uncontended.ratios.get("llm-limiter")?.length ?? 0;
+  const ratios = [...uncontended.ratios].map(([library, xs]) => `${library}: ${xs.map((x) => ratio(x)).join(", ")}`);
+  return `One caller, awaiting one admission after another for ${fixed(durationMs / 1_000, 1)} s: nothing is ever queued behind it.
+${rounds} rounds, each running every library in fresh processes, one after the other (the order reversed
+from round to round); the table shows each library's median round, and the ratio is the median of the
+rounds' ratios (${ratios.join("; ")}).
+
+${throughputTable(uncontended.rows)}`;
+}
+
 export function report(r: Results): string {
   const flexibleMakespan = r.makespanRows.find((row) => row.library === "rate-limiter-flexible")?.makespanMs ?? NaN;
   const makespan = markdownTable(
@@ -146,12 +158,7 @@ Per admission: round trips are the commands the clients sent (counted in each pr
 commands Redis ran are \`INFO commandstats\` over the run, the calls inside scripts included. Each
 run follows a 1 s warm-up on a key of its own, in fresh processes.
 
-One caller, awaiting one admission after another for ${fixed(r.durationMs / 1_000, 1)} s: nothing is ever queued behind it.
-${rounds} rounds, each running every library in fresh processes, one after the other (the order reversed
-from round to round); the table shows each library's median round, and the ratio is the median of the
-rounds' ratios (${[...r.uncontended.ratios].map(([library, xs]) => `${library}: ${xs.map((x) => ratio(x)).join(", ")}`).join("; ")}).
-
-${throughputTable(r.uncontended.rows)}
+${oneCallerSection(r.uncontended, r.durationMs)}
 
 Each process runs ${r.callers} async loops, each awaiting one admission after another, for ${fixed(r.durationMs / 1_000, 1)} s; with several
 processes they share one key. Best of ${r.rounds} runs, interleaved across libraries. llm-limiter books the

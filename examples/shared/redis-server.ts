@@ -43,15 +43,18 @@ function exited(child: ChildProcess): Promise<void> {
     : new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
-/** Starts a throwaway, persistence-free server (on `port` when given) and waits until it accepts connections. */
-export async function startRedisServer(port?: number): Promise<RedisServer> {
+/**
+ * Starts a throwaway, persistence-free server (on `port` when given) and waits until it accepts connections.
+ * `wrapper` runs it under another program (bench/redis-instructions.ts: `valgrind --tool=callgrind`).
+ */
+export async function startRedisServer(port?: number, wrapper: readonly string[] = []): Promise<RedisServer> {
   const chosen = port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), "llm-limiter-redis-"));
-  const child = spawn(
-    BINARY,
-    ["--port", String(chosen), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const args = ["--port", String(chosen), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir];
+  const [command = BINARY, ...prefix] = wrapper;
+  const child = spawn(command, wrapper.length === 0 ? args : [...prefix, BINARY, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let log = "";
   try {
     await new Promise<void>((resolve, reject) => {

@@ -17,5 +17,5 @@ for i = 1, count do
 end
 save(changed, #changed)
 `,
-  sha1: "e38ef41c5a0046effa7fe29e5ecacb9e857ee6de",
+  sha1: "85f0d616eb8a7219532b7673302b91ef3108863c",
 };

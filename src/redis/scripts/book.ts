@@ -73,5 +73,5 @@ out[1], out[2], out[3], out[4] = admitted, booked, num(wait), binding
 for i = 1, count do out[4 + count + i] = num(dims[i].level) end
 return out
 `,
-  sha1: "27b3bbf0faa296851c84c7c11d8c976962b41fcc",
+  sha1: "c7dbb58e65913b894597a6457f8beadd8135783d",
 };

@@ -27,5 +27,5 @@ d.level = set
 save({ d }, 1)
 redis.call('HSET', KEYS[1], below, str(own - set))
 `,
-  sha1: "7edee0a3b9a4879c85a94edb54222dcfe940b446",
+  sha1: "a75438f54aa5b0b9d2ca1eed7d82def6cffadf5a",
 };

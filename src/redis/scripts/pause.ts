@@ -15,9 +15,9 @@ local values, untilMs = {}, now + ms
 for i = 3, #fields do
   if untilMs > (tonumber(state[i]) or 0) then values[#values + 1], values[#values + 2] = fields[i], str(untilMs) end
 end
-local grow = lifetime(values, ms)
-if #values > 0 then redis.call('HSET', KEYS[1], unpack(values)) end
+local k, grow = lifetime(values, #values, ms)
+if k > 0 then redis.call('HSET', KEYS[1], unpack(values, 1, k)) end
 if grow then redis.call('PEXPIRE', KEYS[1], grow) end
 `,
-  sha1: "9478024f20e95f571e56b1aa5608a8eb83efafda",
+  sha1: "fd9584053ebc3c753642aefb1af89b55b9c22e9b",
 };
