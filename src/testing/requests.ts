@@ -165,7 +165,7 @@ function isMessage(value: unknown): value is { content?: MessageContent | null }
   return isRecord(value) && (value.content === undefined || value.content === null || isContent(value.content));
 }
 
-/** A Responses input item: a message (string or parts), or another item (a tool call or its output) that counts no text. */
+/** A Responses input item: a message (string or parts), or another item (a tool call, its output): no text. */
 function isItem(value: unknown): value is { content?: unknown } {
   return isRecord(value) && (value.content === undefined || isContent(value.content));
 }
