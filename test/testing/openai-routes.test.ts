@@ -102,7 +102,9 @@ describe("POST /v1/responses", () => {
     );
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect(error).toMatchObject({ status: 429, type: "requests", code: "rate_limit_exceeded" });
-    expect(Number((error as OpenAI.RateLimitError).headers.get("retry-after-ms"))).toBeGreaterThan(0);
+    expect(Number((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get("retry-after-ms"))).toBeGreaterThan(
+      0,
+    );
   });
 
   it("gets a 400 for an input that is neither a string nor items", async () => {
