@@ -57,8 +57,11 @@ export interface OpenAIResponse {
   status: "completed" | "incomplete";
   /** The error, when the response failed; `null` here. */
   error: null;
-  /** Why the response is incomplete: `{ reason: "max_output_tokens" }` when cut off, else `null`. */
-  incomplete_details: { reason: "max_output_tokens" } | null;
+  /** Why the response is incomplete, when it is; else `null`. */
+  incomplete_details: {
+    /** Always `"max_output_tokens"`: the answer was cut off at the cap. */
+    reason: "max_output_tokens";
+  } | null;
   /** The model that answered: here the request's `model`, echoed. */
   model: string;
   /** The items the model generated: one message. */
