@@ -2,10 +2,8 @@ import { RateLimitError } from "openai";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { Limiter, estimateRequest } from "../../src/index.js";
-import { limitedFetch } from "../../src/fetch/index.js";
-import type { ProviderServer } from "../../src/testing/index.js";
 import { openAIClient, spend, useSimulator } from "../integration/helpers.js";
-import { eventually, recording, type Recorded } from "./recording.js";
+import { eventually, recordedOpenAI } from "./recording.js";
 
 const responseRequest = {
   model: "gpt-sim",
@@ -15,18 +13,11 @@ const responseRequest = {
 };
 const embeddingRequest = { model: "text-embedding-sim", input: ["a token bucket", "a sliding window"] };
 
-/** A limiter recording what its fetch does, and an OpenAI client on the simulator with that fetch. */
-function setUp(server: ProviderServer): { limiter: Limiter; openai: OpenAI; calls: Recorded[] } {
-  const limiter = new Limiter({ tpm: 60_000, provider: "openai", initial: "full" });
-  const { admitter, calls } = recording(limiter);
-  return { limiter, openai: openAIClient(server, { fetch: limitedFetch(() => admitter) }), calls };
-}
-
 describe("limiter.fetch() on the OpenAI SDK's Responses API and embeddings", () => {
   const sim = useSimulator({ tpm: 60_000, latencyMs: 2, answerTokens: () => 10 });
 
   it("responses.create: admits on the body's estimate and settles the response's usage", async () => {
-    const { limiter, openai, calls } = setUp(sim().server);
+    const { limiter, openai, calls } = recordedOpenAI(sim().server);
     const response = await openai.responses.create(responseRequest);
     await eventually(() => calls[0]?.released === true);
     expect(calls).toEqual([
@@ -41,7 +32,7 @@ describe("limiter.fetch() on the OpenAI SDK's Responses API and embeddings", () 
   });
 
   it("responses.create with stream: settles on response.completed and passes every event on", async () => {
-    const { openai, calls } = setUp(sim().server);
+    const { openai, calls } = recordedOpenAI(sim().server);
     const stream = await openai.responses.create({ ...responseRequest, stream: true });
     const events: OpenAI.Responses.ResponseStreamEvent[] = [];
     for await (const event of stream) events.push(event);
@@ -56,7 +47,7 @@ describe("limiter.fetch() on the OpenAI SDK's Responses API and embeddings", () 
   });
 
   it("embeddings.create: admits the input alone and settles prompt_tokens, no output", async () => {
-    const { openai, calls } = setUp(sim().server);
+    const { openai, calls } = recordedOpenAI(sim().server);
     const embeddings = await openai.embeddings.create(embeddingRequest);
     expect(embeddings.data).toHaveLength(2);
     await eventually(() => calls[0]?.released === true);
@@ -82,7 +73,7 @@ describe("limiter.fetch() on the Responses API and embeddings, the quota spent, 
   const sim = useSimulator({ tpm: 60_000, latencyMs: 2, answerTokens: () => 10 });
 
   it("syncs each 429 and surfaces it", async () => {
-    const { limiter, openai, calls } = setUp(sim().server);
+    const { limiter, openai, calls } = recordedOpenAI(sim().server);
     await spend(sim().provider, 60_000);
     await expect(openai.responses.create(responseRequest)).rejects.toBeInstanceOf(RateLimitError);
     expect(calls).toMatchObject([{ synced: [429], settled: [], released: true }]);
