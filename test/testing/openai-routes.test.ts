@@ -107,14 +107,20 @@ describe("POST /v1/responses", () => {
     );
   });
 
-  it("gets a 400 for an input that is neither a string nor items", async () => {
-    const { url } = await start({});
-    const response = await fetch(`${url}/v1/responses`, {
-      method: "POST",
-      body: JSON.stringify({ model: "gpt-sim", input: 42 }),
-    });
-    expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error: { type: "invalid_request_error", message: /^input:/ } });
+  it("gets a 400 for an input that is neither a string nor items, bad instructions or a bad cap", async () => {
+    const { url, provider } = await start({});
+    for (const [body, field] of [
+      [{ model: "gpt-sim", input: 42 }, "input"],
+      [{ model: "gpt-sim", input: "hi", instructions: ["be brief"] }, "instructions"],
+      [{ model: "gpt-sim", input: "hi", max_output_tokens: 0 }, "max_output_tokens"],
+    ] as const) {
+      const response = await fetch(`${url}/v1/responses`, { method: "POST", body: JSON.stringify(body) });
+      expect(response.status).toBe(400);
+      const error = (await response.json()) as { error: { type: string; message: string } };
+      expect(error.error).toMatchObject({ type: "invalid_request_error" });
+      expect(error.error.message.startsWith(`${field}:`)).toBe(true);
+    }
+    expect(provider.stats().calls).toHaveLength(0);
   });
 });
 
