@@ -83,6 +83,9 @@ export class Limiter {
     give: (meter, amount, chargedAt) => {
       if (!meter.retired) this.admission.give(meter.name, amount, chargedAt);
     },
+    arrived: (meter, amount, chargedAt) => {
+      if (!meter.retired) this.admission.arrived(meter.name, amount, chargedAt);
+    },
     refunded: () => this.admission.resume(),
     released: (lease, refundable) => {
       this.ledger.closed(refundable);

@@ -17,8 +17,9 @@ function openai(rpm: [number, number], tpm: [number, number]): Record<string, st
 describe("levels", () => {
   it("sync sets a level to the reported remaining, never above the limiter's own count", async () => {
     const limiter = new Limiter({ rpm: 100, tpm: 10_000, provider: "openai" });
-    (await limiter.acquire(1_000)).release();
-    limiter.sync(openai([100, 40], [10_000, 2_500]));
+    const call = await limiter.acquire(1_000);
+    call.release();
+    call.sync(openai([100, 40], [10_000, 2_500]));
     expect(limiter.snapshot()).toMatchObject({ dimensions: { rpm: { available: 40 }, tpm: { available: 2_500 } } });
     // A fresher response with more left undoes the earlier correction, up to the own count.
     limiter.sync(openai([100, 90], [10_000, 9_500]));
@@ -40,13 +41,16 @@ describe("levels", () => {
     const first = await limiter.acquire(0);
     await time.timers.tickAsync(5_000);
     const later = [await limiter.acquire(0), await limiter.acquire(0), await limiter.acquire(0)];
-    // 20 left: stamped at admission, 5 refilled and 3 admitted since (22); stamped at sending, 20.
+    // Past the arrival delay, so the provider has seen every later call.
+    await time.timers.tickAsync(1_000);
+    // 20 left: stamped at admission, 6 refilled and 3 admitted since (23); stamped at sending, 20.
     first.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "20" });
     expect(limiter.snapshot().dimensions.rpm?.available).toBeCloseTo(20, 9);
-    // 9 later admissions outrun 5 s of refill: stamped at admission, 20 + 5 - 9 = 16 is the lower reading.
+    // 9 later admissions outrun 7 s of refill: stamped at admission, 20 + 7 - 9 = 18 is the lower reading.
     for (let i = 0; i < 6; i++) later.push(await limiter.acquire(0));
+    await time.timers.tickAsync(1_000);
     first.sync({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "20" });
-    expect(limiter.snapshot().dimensions.rpm?.available).toBeCloseTo(16, 9);
+    expect(limiter.snapshot().dimensions.rpm?.available).toBeCloseTo(18, 9);
     for (const r of [first, ...later]) r.release();
   });
 
@@ -84,6 +88,7 @@ describe("levels", () => {
     const limiter = new Limiter({ rpm: 100, tpm: 100_000, provider: "openai" });
     const older = await limiter.acquire(100);
     const newer = await limiter.acquire(100);
+    await time.timers.tickAsync(1_000); // both have reached the provider
     newer.sync(openai([100, 98], [60_000, 50_000]));
     expect(limiter.snapshot().dimensions.tpm?.limit).toBe(60_000);
     // The older response arrives late, from before a tier change: ignored.

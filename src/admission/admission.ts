@@ -91,6 +91,8 @@ export interface Admission {
   rejectWhere(problemWith: (estimate: Estimate, reserve: number) => Error | undefined): void;
   /** A charge of `amount` on dimension `name` given back (negative: charged more), made at `chargedAt`. */
   give(name: string, amount: number, chargedAt: number): void;
+  /** A draw of `amount` on dimension `name`, made at `chargedAt`, has reached the provider (its response came back). */
+  arrived(name: string, amount: number, chargedAt: number): void;
   /** No admission at all before monotonic time `until`. */
   pauseAll(until: number): void;
   /** News of the key: a response's headers, or a call done. */

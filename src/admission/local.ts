@@ -43,6 +43,10 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     this.buckets.give(name, amount, chargedAt);
   }
 
+  arrived(name: string, amount: number, chargedAt: number): void {
+    this.buckets.arrived(name, amount, chargedAt);
+  }
+
   levels(): AdmissionLevels {
     return { dimensions: this.buckets.snapshot(), slotsInUse: this.buckets.slotsInUse() };
   }

@@ -70,6 +70,9 @@ export abstract class QueuedAdmission implements Admission {
   /** A charge of `amount` on dimension `name` given back (negative: charged more), made at `chargedAt`. */
   abstract give(name: string, amount: number, chargedAt: number): void;
 
+  /** A draw of `amount` on dimension `name`, made at `chargedAt`, has reached the provider (its response came back). */
+  abstract arrived(name: string, amount: number, chargedAt: number): void;
+
   /** The current levels of every dimension, and the slots in use. */
   abstract levels(): AdmissionLevels;
 

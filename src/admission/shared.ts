@@ -92,6 +92,9 @@ export class SharedAdmission extends QueuedAdmission {
     this.link.give(name, amount);
   }
 
+  /** The store's own arrival allowance holds the refill back by time alone: nothing to note. */
+  arrived(): void {}
+
   levels(): AdmissionLevels {
     return { dimensions: this.link.snapshot(), slotsInUse: this.link.slotsInUse };
   }

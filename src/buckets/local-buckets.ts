@@ -182,7 +182,7 @@ export class LocalBuckets {
     if (amount > 0 && bucket.window && chargedAt < bucket.window.startedAt) return;
     // What is refunded has reached the provider (the call completed): it no longer holds the cap
     // down. Applied as of the last update like the refund itself, which shifts level and cap alike.
-    if (amount > 0 && bucket.unseen) bucket.unseen.arrivedEarly(amount);
+    if (amount > 0 && bucket.unseen) bucket.unseen.arrivedEarly(amount, chargedAt);
     bucket.level = Math.min(bucket.level + amount, bucket.capacity);
     if (bucket.own) bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
   }
@@ -193,6 +193,23 @@ export class LocalBuckets {
     if (!bucket) return undefined;
     refill(bucket, this.clock.now());
     return bucket.level;
+  }
+
+  /** A draw of `amount` on `name`, made at `chargedAt`, reached the provider: it holds the cap down no more. */
+  arrived(name: string, amount: number, chargedAt: number): void {
+    const bucket = this.byName.get(name);
+    if (!bucket?.unseen || amount <= 0) return;
+    // Refilled under the cap that held until now, which rises only from now on.
+    refill(bucket, this.clock.now());
+    bucket.unseen.arrivedEarly(amount, chargedAt);
+  }
+
+  /** What dimension `name` drew that may not have reached the provider yet (0 for an unknown name). */
+  onTheirWay(name: string): number {
+    const bucket = this.byName.get(name);
+    if (!bucket) return 0;
+    refill(bucket, this.clock.now());
+    return pendingOf(bucket);
   }
 
   /** Lowers dimension `name` to at most `level`; never raises it. */

@@ -20,8 +20,8 @@ export class UnseenDraws {
   total = 0;
   private readonly costs = new Float64Array(SLOTS);
   private readonly arrivals = new Float64Array(SLOTS);
-  /** When the newest batch took its first draw. */
-  private newestOpened = -Infinity;
+  /** When each batch took its first draw. */
+  private readonly opened = new Float64Array(SLOTS);
   private first = 0;
   private size = 0;
   private readonly batchMs: number;
@@ -34,38 +34,39 @@ export class UnseenDraws {
   add(cost: number, now: number): void {
     this.total += cost;
     // A full ring folds the draw into the newest batch, which arrives last: later, never earlier.
-    if (this.size === 0 || (now >= this.newestOpened + this.batchMs && this.size < SLOTS)) {
+    const newest = (this.first + this.size - 1) % SLOTS;
+    if (this.size === 0 || (now >= this.opened[newest]! + this.batchMs && this.size < SLOTS)) {
       const slot = (this.first + this.size) % SLOTS;
       this.costs[slot] = cost;
       this.arrivals[slot] = now + this.delayMs;
-      this.newestOpened = now;
+      this.opened[slot] = now;
       this.size++;
       return;
     }
-    const newest = (this.first + this.size - 1) % SLOTS;
     this.costs[newest]! += cost;
     this.arrivals[newest] = now + this.delayMs;
   }
 
   /**
-   * `amount` of what is on its way has surely arrived (a refund: the call
-   * completed). Taken from the oldest batches, which keeps the total at or
-   * above what is truly on its way whichever batch held the call.
+   * `amount` of a draw made at `drawnAt` has surely arrived (the call's
+   * response came back, or it completed with a refund). It is taken from the batch that holds that draw, the
+   * oldest one still to arrive after the draw would: never from a batch of
+   * later draws (those may still be on their way), and not at all once the
+   * draw's batch has arrived (the call was never counted here).
    */
-  arrivedEarly(amount: number): void {
-    let left = Math.min(amount, this.total);
-    this.total -= left;
-    while (left > 0 && this.size > 0) {
-      const cost = this.costs[this.first]!;
-      if (cost > left) {
-        this.costs[this.first] = cost - left;
-        return;
-      }
-      left -= cost;
-      this.first = (this.first + 1) % SLOTS;
-      this.size--;
+  arrivedEarly(amount: number, drawnAt: number): void {
+    const due = drawnAt + this.delayMs;
+    for (let i = 0; i < this.size; i++) {
+      const slot = (this.first + i) % SLOTS;
+      if (this.arrivals[slot]! < due) continue;
+      // The first batch to arrive after the draw holds it only if it had opened by then.
+      if (this.opened[slot]! > drawnAt) return;
+      const taken = Math.min(amount, this.costs[slot]!);
+      this.costs[slot]! -= taken;
+      this.total -= taken;
+      if (i === 0) this.dropArrived();
+      return;
     }
-    if (this.size === 0) this.total = 0;
   }
 
   /** When the oldest batch has surely arrived; `Infinity` when none is on its way. */
@@ -81,6 +82,11 @@ export class UnseenDraws {
     this.size--;
     // No float residue once nothing is on its way.
     if (this.size === 0) this.total = 0;
+  }
+
+  /** Oldest batches emptied by refunds go, so the next arrival is one that still holds something. */
+  private dropArrived(): void {
+    while (this.size > 0 && this.costs[this.first]! <= 0) this.arriveNext();
   }
 
   /** Arrival time of the `i`-th oldest batch (`i` < count), for waits that look ahead. */

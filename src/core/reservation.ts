@@ -57,6 +57,8 @@ export interface Reservation {
 export interface CallHost {
   /** Adds `amount` back to the meter's dimension (negative: charges more) for a charge made at `chargedAt`. */
   give(meter: Meter, amount: number, chargedAt: number): void;
+  /** A response to the call charged `amount` on the meter at `chargedAt` came back: that draw reached the provider. */
+  arrived(meter: Meter, amount: number, chargedAt: number): void;
   /** Capacity came back: admission may proceed. */
   refunded(): void;
   /** The reservation ended: free its slot (and its shared-store lease); `refundable` as it was admitted. */
@@ -115,6 +117,8 @@ export class AdmittedCall implements Reservation, SyncOrigin {
   private deferred: (() => void)[] | undefined;
   /** A refund came while headers were held back: the queue moves once they are applied. */
   private refundHeld = false;
+  /** Whether a response to this call was synced (it reached the provider). */
+  private answered = false;
   /**
    * One array for two per-meter columns (one allocation per admission): at
    * `i`, the meter's `admitted` total right after this admission; at `n + i`,
@@ -172,9 +176,20 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     const view = this.host.parse(headers, options);
     // A 429 must pause admission now; other headers inside `run` wait for the settle (see `deferSyncs`).
     if (this.deferring && options?.status !== 429)
-      (this.deferred ??= []).push(() => this.host.apply(view, headers, options, this));
-    else this.host.apply(view, headers, options, this);
+      (this.deferred ??= []).push(() => this.apply(view, headers, options));
+    else this.apply(view, headers, options);
     return view;
+  }
+
+  /** Applies a response's headers; the first response also says this call's draws have reached the provider. */
+  private apply(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined): void {
+    if (!this.answered) {
+      this.answered = true;
+      const { meters, books, admittedAtMs } = this;
+      const n = meters.length;
+      for (let i = 0; i < n; i++) this.host.arrived(meters[i]!, books[n + i]!, admittedAtMs);
+    }
+    this.host.apply(view, headers, options, this);
   }
 
   /**

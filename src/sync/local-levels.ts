@@ -10,6 +10,8 @@ import { createSyncState, type SyncState } from "./state.js";
 export interface LocalLevelTarget extends HoldTarget {
   /** Current level of dimension `name` (refilled to now), if it exists. */
   level(name: string): number | undefined;
+  /** What dimension `name` drew that may not have reached the provider yet. */
+  onTheirWay(name: string): number;
   /** Sets dimension `name` to `level` as a fresher response reports it, never above this limiter's own count. */
   resync(name: string, level: number): void;
   /** The fraction of its rate dimension `name` refills at. */
@@ -30,9 +32,20 @@ export interface LocalLevelTarget extends HoldTarget {
  * and this can be too high when other clients drew on the key meanwhile); the
  * lower of the two readings is the safe one. At saturation they agree, since
  * admissions then match the refill, so a provider that stamps late costs nothing.
+ * Neither reading counts the draws still on their way (`onTheirWay`): a
+ * `remaining` stamped at completion is current but has not seen them, and the
+ * brought-forward one credits refunds that `remaining` already holds.
  */
-function remainingNow(meter: Meter, remaining: number, unseen: number, origin: SyncOrigin, now: number): number {
-  return Math.max(0, Math.min(remaining, broughtForward(meter, remaining, origin, now) - unseen));
+function remainingNow(
+  meter: Meter,
+  remaining: number,
+  unseen: number,
+  onTheirWay: number,
+  origin: SyncOrigin,
+  now: number,
+): number {
+  const current = remaining - onTheirWay;
+  return Math.max(0, Math.min(current, broughtForward(meter, remaining, origin, now) - unseen));
 }
 
 /** How quickly the claim cut by 429s grows back (slowly: each regrowth past the key's room costs a 429). */
@@ -104,7 +117,7 @@ export class LocalLevels implements LevelSync {
     const truthOf = (): number =>
       state.windowed
         ? Math.max(0, Math.min(reported.remaining!, reported.remaining! - unseen))
-        : remainingNow(meter, reported.remaining!, unseen, origin, now);
+        : remainingNow(meter, reported.remaining!, unseen, target.onTheirWay(meter.name), origin, now);
     const last = state.lastSyncAt;
     state.lastSyncAt = now;
     const moved =
