@@ -129,7 +129,9 @@ describe("POST /v1/embeddings", () => {
   const tokens = texts.reduce((sum, t) => sum + Math.ceil(t.length / 4), 0);
 
   it("answers client.embeddings.create (base64 by default) with one vector per input and input-only usage", async () => {
-    const { openai, provider } = await start({ rpm: 100, tpm: 10_000, otpm: 1 });
+    // The meters' clock stands still, so no refill blurs the remaining tokens.
+    const clock = { now: () => 0, wallNow: () => Date.now() };
+    const { openai, provider } = await start({ rpm: 100, tpm: 10_000, otpm: 1, clock });
     const { data, response } = await openai.embeddings
       .create({ model: "text-embedding-sim", input: texts, dimensions: 8 })
       .withResponse();
