@@ -29,11 +29,25 @@ export function chatCompletionsEstimate(body: Body, counting: Counting): Request
   return { input, output: outputReservation(counting, body.max_completion_tokens ?? body.max_tokens, body.n) };
 }
 
-/** `POST /v1/responses`: `instructions`, `input` (a string or items), tools, `max_output_tokens`. */
+/**
+ * Tokens the Responses API bills beyond the chat format's count of the same messages: 18 in both
+ * examples of OpenAI's API reference that print a request and its `usage` (gpt-4.1, 36 input tokens;
+ * gpt-4o, 37), recorded in test/fixtures/estimate/recorded-usage.json.
+ */
+const RESPONSES_OVERHEAD_TOKENS = 18;
+
+/**
+ * `POST /v1/responses`: `instructions` (a developer message), `input` (a string, a user message, or
+ * items), tools, `max_output_tokens`.
+ */
 export function responsesEstimate(body: Body, counting: Counting): RequestEstimate {
-  let input = REPLY_PRIMING_TOKENS + stringTokens(counting, body.instructions);
-  if (typeof body.input === "string") input += TOKENS_PER_MESSAGE + stringTokens(counting, body.input);
-  else if (Array.isArray(body.input)) {
+  let input = REPLY_PRIMING_TOKENS + RESPONSES_OVERHEAD_TOKENS;
+  if (typeof body.instructions === "string" && body.instructions !== "") {
+    input += TOKENS_PER_MESSAGE + stringTokens(counting, "developer") + stringTokens(counting, body.instructions);
+  }
+  if (typeof body.input === "string") {
+    input += TOKENS_PER_MESSAGE + stringTokens(counting, "user") + stringTokens(counting, body.input);
+  } else if (Array.isArray(body.input)) {
     for (const item of body.input) {
       if (!isRecord(item)) continue;
       input += TOKENS_PER_MESSAGE + stringTokens(counting, item.role);

@@ -7,7 +7,7 @@ import { delay } from "./delay.js";
 import type { ProviderEngine, ResponseHeaders } from "./engine.js";
 import { openAIInvalidRequestBody } from "./openai-format.js";
 import type { ApiShape } from "./requests.js";
-import { parseChatRequest } from "./requests.js";
+import { parseRequest } from "./requests.js";
 import { playSseStream } from "./sse.js";
 import { WIRE_FORMATS } from "./wire-formats.js";
 
@@ -33,9 +33,11 @@ export interface ProviderServer {
 const ROUTES: Readonly<Record<string, ApiShape>> = {
   "/v1/chat/completions": "chat.completions",
   "/v1/messages": "messages",
+  "/v1/responses": "responses",
+  "/v1/embeddings": "embeddings",
 };
 
-/** Serves `POST /v1/chat/completions` and `POST /v1/messages` from the engine. */
+/** Serves `POST /v1/chat/completions`, `/v1/messages`, `/v1/responses` and `/v1/embeddings` from the engine. */
 export async function serve(engine: ProviderEngine, options: ListenOptions = {}): Promise<ProviderServer> {
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -85,7 +87,7 @@ async function handle(engine: ProviderEngine, req: IncomingMessage, res: ServerR
   }
   const wire = WIRE_FORMATS[shape];
   const json = parseJson(text);
-  const parsed = parseChatRequest(shape, json, engine.options.defaultMaxTokens);
+  const parsed = parseRequest(shape, json, engine.options.defaultMaxTokens);
   if (!parsed.ok) {
     sendJson(res, 400, {}, wire.invalidRequest(parsed.message));
     return;
@@ -98,17 +100,18 @@ async function handle(engine: ProviderEngine, req: IncomingMessage, res: ServerR
     return;
   }
   const call = admission.call;
-  if (request.stream) {
+  const stream = wire.stream;
+  if (request.stream && stream) {
     // The head, with rate-limit headers stamped now, goes out at admission;
     // the call completes (and is reconciled) with the last event.
     res.writeHead(200, { ...call.headers(), "content-type": "text/event-stream", "cache-control": "no-cache" });
-    await playSseStream(res, wire.stream(call.completion, request.includeUsage), call.latencyMs, () => call.complete());
+    await playSseStream(res, stream(call.completion, request.includeUsage), call.latencyMs, () => call.complete());
     return;
   }
   // Unref'd: the listening server keeps the process alive, a closed one must not.
   await delay(call.latencyMs, false);
   const headers = call.complete();
-  sendJson(res, 200, headers, wire.body(call.completion));
+  sendJson(res, 200, headers, wire.body(call.completion, request));
 }
 
 function sendJson(res: ServerResponse, status: number, headers: ResponseHeaders, body: unknown): void {

@@ -13,6 +13,8 @@ export type { Dialect } from "./dialects.js";
 export type { DimensionName, OutputCharge, RejectionDimension, WindowMode } from "./dimensions.js";
 export type { AnthropicErrorBody, AnthropicMessage, AnthropicUsage } from "./anthropic-format.js";
 export type { OpenAIChatCompletion, OpenAIErrorBody, OpenAIUsage } from "./openai-format.js";
+export type { OpenAIResponse, OpenAIResponseMessage, OpenAIResponseUsage } from "./responses-format.js";
+export type { OpenAIEmbeddingList, OpenAIEmbeddingsUsage } from "./embeddings-format.js";
 export { estimatePromptTokens } from "./prompt.js";
 export type { MessageContent, PromptParts } from "./prompt.js";
 export { formatGoDuration } from "./go-duration.js";

@@ -142,7 +142,7 @@ export interface ProviderOptions {
   answerTokens?: (request: AnswerInput) => number;
   /**
    * Output cap assumed for an OpenAI-style HTTP request without `max_tokens`
-   * or `max_completion_tokens`.
+   * or `max_completion_tokens` (a Responses API request: without `max_output_tokens`).
    * @default 4096
    */
   defaultMaxTokens?: number;

@@ -95,6 +95,7 @@ export function createProvider(options?: ProviderOptions): SimulatedProvider {
     async call(request) {
       checkCallRequest(request);
       const model = request.model ?? DEFAULT_MODEL;
+      const sized = { model, prompt: request.prompt, maxTokens: request.maxTokens, stream: false, includeUsage: false };
       const admission = await arrive(engine, { ...request, model, stream: false, body: undefined }, true);
       if (!admission.admitted) {
         return { status: 429, headers: admission.headers, body: wire.rateLimited(admission.rejection) };
@@ -107,7 +108,7 @@ export function createProvider(options?: ProviderOptions): SimulatedProvider {
         status: 200,
         headers,
         usage: { promptTokens: completion.promptTokens, completionTokens: completion.outputTokens },
-        body: wire.body(completion),
+        body: wire.body(completion, sized),
       };
     },
     listen: (listenOptions) => serve(engine, listenOptions),

@@ -73,7 +73,7 @@ export function watchedFetch(): { fetch: typeof fetch; onTheWire: () => number; 
   };
 }
 
-/** The OpenAI provider's chat model (the simulator serves chat completions, not the Responses API), wrapped. */
+/** The OpenAI provider's chat-completions model, wrapped. */
 export function openAIChat(
   server: ProviderServer,
   middleware: LanguageModelMiddleware,
@@ -81,6 +81,16 @@ export function openAIChat(
 ) {
   const openai = createOpenAI({ baseURL: `${server.url}/v1`, apiKey: "test-key", fetch });
   return wrapLanguageModel({ model: openai.chat("gpt-sim"), middleware });
+}
+
+/** The OpenAI provider's default model, `openai(id)`, which calls the Responses API, wrapped. */
+export function openAIResponses(
+  server: ProviderServer,
+  middleware: LanguageModelMiddleware,
+  fetch?: typeof globalThis.fetch,
+) {
+  const openai = createOpenAI({ baseURL: `${server.url}/v1`, apiKey: "test-key", fetch });
+  return wrapLanguageModel({ model: openai("gpt-sim"), middleware });
 }
 
 /** The Anthropic provider's messages model, wrapped. */

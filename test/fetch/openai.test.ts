@@ -2,29 +2,17 @@ import { APIUserAbortError, RateLimitError } from "openai";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { Limiter, estimateRequest } from "../../src/index.js";
-import { limitedFetch } from "../../src/fetch/index.js";
 import { openAIClient, spend, useSimulator } from "../integration/helpers.js";
-import type { ProviderServer } from "../../src/testing/index.js";
-import { eventually, recording, type Recorded } from "./recording.js";
+import { eventually, recordedOpenAI } from "./recording.js";
 
 const messages = [{ role: "user" as const, content: "Write ten words about rate limits." }];
 const request = { model: "gpt-sim", messages, max_tokens: 500 };
-
-/** A limiter recording what its fetch does, and an OpenAI client on the simulator with that fetch. */
-function setUp(
-  server: ProviderServer,
-  limits: { concurrency?: number } = {},
-): { limiter: Limiter; openai: OpenAI; calls: Recorded[] } {
-  const limiter = new Limiter({ tpm: 60_000, ...limits, provider: "openai", initial: "full" });
-  const { admitter, calls } = recording(limiter);
-  return { limiter, openai: openAIClient(server, { fetch: limitedFetch(() => admitter) }), calls };
-}
 
 describe("limiter.fetch() on the OpenAI SDK", () => {
   const sim = useSimulator({ tpm: 60_000, latencyMs: 2, answerTokens: () => 10 });
 
   it("admits on the body's estimate and settles the response's usage", async () => {
-    const { limiter, openai, calls } = setUp(sim().server);
+    const { limiter, openai, calls } = recordedOpenAI(sim().server);
     const answer = await openai.chat.completions.create(request);
     await eventually(() => calls[0]?.released === true);
     expect(calls).toEqual([
@@ -49,7 +37,7 @@ describe("limiter.fetch() on the OpenAI SDK", () => {
   });
 
   it("adds include_usage to a stream, settles its usage chunk and hides it from the caller", async () => {
-    const { openai, calls } = setUp(sim().server);
+    const { openai, calls } = recordedOpenAI(sim().server);
     const stream = await openai.chat.completions.create({ ...request, stream: true });
     const chunks: OpenAI.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
@@ -59,7 +47,7 @@ describe("limiter.fetch() on the OpenAI SDK", () => {
   });
 
   it("passes the usage chunk on when the caller asked for it", async () => {
-    const { openai, calls } = setUp(sim().server);
+    const { openai, calls } = recordedOpenAI(sim().server);
     const stream = await openai.chat.completions.create({
       ...request,
       stream: true,
@@ -72,7 +60,7 @@ describe("limiter.fetch() on the OpenAI SDK", () => {
   });
 
   it("rejects a queued request whose signal aborts, leaving nothing behind", async () => {
-    const { limiter, openai, calls } = setUp(sim().server, { concurrency: 1 });
+    const { limiter, openai, calls } = recordedOpenAI(sim().server, { concurrency: 1 });
     const first = await openai.chat.completions.create({ ...request, stream: true });
     const controller = new AbortController();
     const second = openai.chat.completions.create(request, { signal: controller.signal });
@@ -91,7 +79,7 @@ describe("limiter.fetch() on the OpenAI SDK, its quota spent", () => {
   const sim = useSimulator({ tpm: 60_000, latencyMs: 2, answerTokens: () => 10 });
 
   it("with SDK retries off, syncs the 429 and surfaces it", async () => {
-    const { limiter, openai, calls } = setUp(sim().server);
+    const { limiter, openai, calls } = recordedOpenAI(sim().server);
     await spend(sim().provider, 60_000);
     await expect(openai.chat.completions.create({ ...request, max_tokens: 2_000 })).rejects.toBeInstanceOf(
       RateLimitError,
@@ -106,7 +94,7 @@ describe("limiter.fetch() on OpenAI streams with one slot", () => {
   const sim = useSimulator({ tpm: 60_000, concurrency: 1, latencyMs: 2, answerTokens: () => 10 });
 
   it("holds the concurrency slot until each stream ends", async () => {
-    const { limiter, openai, calls } = setUp(sim().server, { concurrency: 1 });
+    const { limiter, openai, calls } = recordedOpenAI(sim().server, { concurrency: 1 });
     const streamOnce = async (): Promise<number> => {
       const stream = await openai.chat.completions.create({ ...request, stream: true });
       let chunks = 0;
@@ -126,7 +114,7 @@ describe("limiter.fetch() on an OpenAI stream the caller leaves", () => {
   const sim = useSimulator({ tpm: 60_000, latencyMs: 60_000, answerTokens: () => 10 });
 
   it("keeps the estimate when the caller stops reading before the usage", async () => {
-    const { limiter, openai, calls } = setUp(sim().server);
+    const { limiter, openai, calls } = recordedOpenAI(sim().server);
     const started = performance.now();
     const stream = await openai.chat.completions.create({ ...request, stream: true });
     for await (const _chunk of stream) break;

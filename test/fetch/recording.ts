@@ -1,5 +1,10 @@
-import type { Estimate, Limiter, Reservation, SyncOptions, Usage } from "../../src/index.js";
+import type OpenAI from "openai";
+import { Limiter } from "../../src/index.js";
+import type { Estimate, Reservation, SyncOptions, Usage } from "../../src/index.js";
+import { limitedFetch } from "../../src/fetch/index.js";
 import type { Admitter } from "../../src/fetch/index.js";
+import type { ProviderServer } from "../../src/testing/index.js";
+import { openAIClient } from "../integration/helpers.js";
 
 /** One admission as the limited fetch made it, and what it did with the reservation after. */
 export interface Recorded {
@@ -51,4 +56,14 @@ export function recording(limiter: Limiter): { admitter: Admitter; calls: Record
 export async function eventually(check: () => boolean, turns = 1000): Promise<void> {
   for (let i = 0; i < turns && !check(); i++) await new Promise((resolve) => setImmediate(resolve));
   if (!check()) throw new Error("the condition did not hold");
+}
+
+/** A limiter (60k TPM, and `limits`) recording what its fetch does, and an OpenAI client on the simulator with it. */
+export function recordedOpenAI(
+  server: ProviderServer,
+  limits: { concurrency?: number } = {},
+): { limiter: Limiter; openai: OpenAI; calls: Recorded[] } {
+  const limiter = new Limiter({ tpm: 60_000, ...limits, provider: "openai", initial: "full" });
+  const { admitter, calls } = recording(limiter);
+  return { limiter, openai: openAIClient(server, { fetch: limitedFetch(() => admitter) }), calls };
 }

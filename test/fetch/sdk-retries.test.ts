@@ -101,6 +101,43 @@ describe("an SDK's own retry through limiter.fetch()", () => {
     expectEachAttemptAdmitted(outcome);
   });
 
+  it("OpenAI Responses API: each attempt is admitted, its headers synced, the 429 first", async () => {
+    const outcome = await afterDrain("openai", (fetch, server) =>
+      openAIClient(server, { fetch, maxRetries: 2 }).responses.create({
+        model: "gpt-sim",
+        input: "Retry quietly, please.",
+        max_output_tokens: 2_000,
+      }),
+    );
+    expectEachAttemptAdmitted(outcome);
+    expect(outcome.calls[1]?.settled).toEqual([{ input: outcome.provider.stats().calls.at(-1)!.prompt, output: 10 }]);
+  });
+
+  it("OpenAI Responses API stream: each attempt is admitted, the retry settled on response.completed", async () => {
+    const outcome = await afterDrain("openai", async (fetch, server) => {
+      const stream = await openAIClient(server, { fetch, maxRetries: 2 }).responses.create({
+        model: "gpt-sim",
+        input: "Retry quietly, please.",
+        max_output_tokens: 2_000,
+        stream: true,
+      });
+      for await (const _event of stream);
+    });
+    expectEachAttemptAdmitted(outcome);
+    expect(outcome.calls[1]?.settled).toEqual([{ input: outcome.provider.stats().calls.at(-1)!.prompt, output: 10 }]);
+  });
+
+  it("OpenAI embeddings: each attempt is admitted, its headers synced, the 429 first", async () => {
+    const outcome = await afterDrain("openai", (fetch, server) =>
+      openAIClient(server, { fetch, maxRetries: 2 }).embeddings.create({
+        model: "text-embedding-sim",
+        input: "Retry quietly, please.",
+      }),
+    );
+    expectEachAttemptAdmitted(outcome);
+    expect(outcome.calls[1]?.settled).toEqual([{ input: outcome.provider.stats().calls.at(-1)!.prompt, output: 0 }]);
+  });
+
   it("Anthropic: each attempt is admitted, its headers synced, the 429 first", async () => {
     const outcome = await afterDrain("anthropic", (fetch, server) =>
       anthropicClient(server, { fetch, maxRetries: 2 }).messages.create({
