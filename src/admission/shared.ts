@@ -1,5 +1,6 @@
 import { LocalBuckets } from "../buckets/local-buckets.js";
 import type { Blocker } from "../buckets/types.js";
+import { costOf } from "../core/amounts.js";
 import type { AdmittedCall } from "../core/reservation.js";
 import { checkFailurePolicy, type Booking, type StoreFailurePolicy } from "../store/shared-store.js";
 import type { AdmissionLevels, AdmissionParts } from "./admission.js";
@@ -88,12 +89,21 @@ export class SharedAdmission extends QueuedAdmission {
     );
   }
 
-  give(name: string, amount: number): void {
+  give(name: string, amount: number, chargedAt: number): void {
+    // A refund says its call completed: its draw is no longer on its way.
+    this.link.onTheirWay.arrived(name, amount, chargedAt);
     this.link.give(name, amount);
   }
 
-  /** The store's own arrival allowance holds the refill back by time alone: nothing to note. */
-  arrived(): void {}
+  arrived(name: string, amount: number, chargedAt: number): void {
+    this.link.onTheirWay.arrived(name, amount, chargedAt);
+  }
+
+  protected override admit(waiter: Waiter, now: number, marks?: readonly number[], lease?: string): void {
+    for (const { name, dimension } of this.meters.list)
+      this.link.onTheirWay.sent(name, costOf(dimension.unit, waiter.estimate), now);
+    super.admit(waiter, now, marks, lease);
+  }
 
   levels(): AdmissionLevels {
     return { dimensions: this.link.snapshot(), slotsInUse: this.link.slotsInUse };

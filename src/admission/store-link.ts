@@ -5,6 +5,7 @@ import type { Clock } from "../core/clock.js";
 import type { Estimate } from "../core/limits.js";
 import type { Meter } from "../core/meter.js";
 import type { Booking, SharedLayout, SharedReading, SharedStore } from "../store/shared-store.js";
+import { DrawsOnTheirWay } from "./draws-on-their-way.js";
 
 /** Backoff while the store is down: the first retry, and the longest gap between probes. */
 const OUTAGE_FIRST_MS = 50;
@@ -37,6 +38,8 @@ export class StoreLink {
   private failures = 0;
   /** Monotonic time until which the store counts as down. */
   downUntil = 0;
+  /** This process's draws that may not have reached the provider yet: header sync discounts them. */
+  readonly onTheirWay: DrawsOnTheirWay;
 
   constructor(
     readonly store: SharedStore,
@@ -46,6 +49,7 @@ export class StoreLink {
     private readonly warn: (warning: Error) => void,
   ) {
     this.layout = { dimensions: [], concurrency: undefined, initialFraction, arrivalDelayMs };
+    this.onTheirWay = new DrawsOnTheirWay(clock, arrivalDelayMs);
   }
 
   /** Sends later calls with these dimensions and concurrency limit. */
@@ -58,6 +62,7 @@ export class StoreLink {
       initialFraction: this.initialFraction,
       arrivalDelayMs: this.arrivalDelayMs,
     };
+    this.onTheirWay.configure(dimensions.map((d) => d.name));
     for (const name of [...this.mirror.keys()]) if (!dimensions.some((d) => d.name === name)) this.mirror.delete(name);
     for (const d of dimensions) {
       if (!this.mirror.has(d.name)) this.mirror.set(d.name, d.capacity * this.initialFraction);
@@ -170,7 +175,9 @@ export class StoreLink {
     if (index < 0) return;
     // Headers stamped at completion count the settles made before them: those go first.
     this.flush();
-    this.write(this.store.resync(this.layout, index, reading));
+    // Nor have they seen this process's draws still on their way (see LocalLevels for the in-process case).
+    const remaining = Math.max(0, reading.remaining - this.onTheirWay.total(meter.name));
+    this.write(this.store.resync(this.layout, index, { ...reading, remaining }));
   }
 
   /** Lowers dimension `name` to at most `level`, in every process. */
