@@ -31,8 +31,9 @@ export interface LimiterOptions extends Limits {
    * together arrive spread over it, and until the last of a burst arrives the
    * provider's bucket may sit full, losing refill; so just after a full bucket
    * the limiter refills no faster than the slowest arrival allows. It costs
-   * nothing at a sustained rate. Raise it for slow networks; `0` trusts every
-   * call to arrive at once.
+   * nothing at a sustained rate. Header sync takes the calls admitted within
+   * it off a response's remaining, which may not have counted them yet. Raise
+   * it for slow networks; `0` trusts every call to arrive at once.
    * @default 500
    */
   arrivalDelayMs?: number;
