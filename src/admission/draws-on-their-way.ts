@@ -42,9 +42,7 @@ export class DrawsOnTheirWay {
   /** The draws of `name`, those whose time has come taken as arrived. */
   private current(name: string): UnseenDraws | undefined {
     const draws = this.byName.get(name);
-    if (!draws) return undefined;
-    const now = this.clock.now();
-    while (draws.nextArrival() <= now) draws.arriveNext();
+    draws?.arriveBy(this.clock.now());
     return draws;
   }
 }

@@ -374,7 +374,7 @@ function refill(bucket: Bucket, now: number): void {
     window.startedAt = window.resetAt + periods * window.periodMs;
     window.resetAt = window.startedAt + window.periodMs;
     // Draws that arrived before the window began were counted in the last one.
-    while (unseen && unseen.nextArrival() <= window.startedAt) unseen.arriveNext();
+    unseen?.arriveBy(window.startedAt);
     fill(bucket, now);
   }
   // The cap rises as draws arrive: refill up to each arrival under the cap then in force.

@@ -84,6 +84,11 @@ export class UnseenDraws {
     if (this.size === 0) this.total = 0;
   }
 
+  /** Every batch due by `t` has arrived. */
+  arriveBy(t: number): void {
+    while (this.nextArrival() <= t) this.arriveNext();
+  }
+
   /** Oldest batches emptied by refunds go, so the next arrival is one that still holds something. */
   private dropArrived(): void {
     while (this.size > 0 && this.costs[this.first]! <= 0) this.arriveNext();
