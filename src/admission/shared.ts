@@ -2,7 +2,7 @@ import { LocalBuckets } from "../buckets/local-buckets.js";
 import type { Blocker } from "../buckets/types.js";
 import { costOf } from "../core/amounts.js";
 import type { AdmittedCall } from "../core/reservation.js";
-import { checkFailurePolicy, type Booking, type StoreFailurePolicy } from "../store/shared-store.js";
+import { BOOKING_BATCH, checkFailurePolicy, type Booking, type StoreFailurePolicy } from "../store/shared-store.js";
 import type { AdmissionLevels, AdmissionParts } from "./admission.js";
 import { Alarm } from "./alarm.js";
 import { QueuedAdmission } from "./queued.js";
@@ -13,13 +13,6 @@ import type { Waiter } from "./waiter.js";
 const LOCAL_LEASE = "local";
 /** A missing concurrency slot is looked for again at least this often (a local release looks at once). */
 const SLOT_POLL_MAX_MS = 1_000;
-
-/**
- * Most waiters one booking call takes from the front of the queue: a busy
- * process's whole queue per round trip, in a script that stays short (and no
- * more of any bucket than {@link StoreLink.batchShares}).
- */
-const MAX_BATCH = 128;
 
 /** A booking call on its way, for the queue's head and the waiters right behind it, in order. */
 interface Batch {
@@ -154,12 +147,13 @@ export class SharedAdmission extends QueuedAdmission {
     // In the order the queue serves them; a retry holding its place (notBefore) stops the batch: those behind it
     // stay behind it.
     // A class with headroom books alone: its take is checked against the levels the store answers.
-    // A batch takes no more of any bucket than its share (the head always goes): another process's call finds the
-    // rest, so processes with equal demand are admitted in step, in the order Redis runs their calls.
+    // A batch takes no more of any bucket than its share (the head always goes); the store keeps processes that
+    // want more within a batch of each other (see SharedStore.book), in the order Redis runs their calls.
     const alone = head.reserve > 0;
     const room = this.link.batchShares();
     const costs: number[][] = [];
-    const waiters = this.queue.peek(MAX_BATCH, (next) => {
+    // A busy process's whole queue per round trip, in a script that stays short.
+    const waiters = this.queue.peek(BOOKING_BATCH.requests, (next) => {
       if (next !== head && (alone || next.notBefore > now || next.reserve > 0)) return false;
       const cost = this.link.costsOf(next.estimate);
       if (next !== head && cost.some((c, i) => c > room[i]!)) return false;
@@ -169,7 +163,7 @@ export class SharedAdmission extends QueuedAdmission {
     });
     const batch: Batch = { waiters, costs, queued: new Set(waiters) };
     this.batch = batch;
-    this.link.book(costs).then(
+    this.link.book(costs, this.queue.size > waiters.length).then(
       (booking) => this.answer(() => this.onBooked(batch, booking)),
       (error: unknown) => this.answer(() => this.onFailure(batch, error)),
     );
@@ -252,7 +246,8 @@ export class SharedAdmission extends QueuedAdmission {
     }
     const now = this.clock.now();
     if (!booking.booked && booking.admitted < waiters.length && queued.size > 0) {
-      // A concurrency slot was missing: look again when one may be free (a local release looks at once).
+      // A concurrency slot was missing, or processes behind this one go first: look again when the store says
+      // (a local release looks at once).
       this.alarm.set(now + Math.min(booking.waitMs, SLOT_POLL_MAX_MS));
       return;
     }

@@ -4,18 +4,18 @@ import type { Dimension } from "../core/budget.js";
 import type { Clock } from "../core/clock.js";
 import type { Estimate } from "../core/limits.js";
 import type { Meter } from "../core/meter.js";
-import type { Booking, SharedLayout, SharedReading, SharedStore } from "../store/shared-store.js";
+import {
+  BOOKING_BATCH,
+  type Booking,
+  type SharedLayout,
+  type SharedReading,
+  type SharedStore,
+} from "../store/shared-store.js";
 import { DrawsOnTheirWay } from "./draws-on-their-way.js";
 
 /** Backoff while the store is down: the first retry, and the longest gap between probes. */
 const OUTAGE_FIRST_MS = 50;
 const OUTAGE_MAX_MS = 2_000;
-/**
- * The most of a bucket's capacity one booking call takes: processes with
- * equal demand, their calls interleaved in Redis, then differ by at most this
- * much of a burst, while a bucket that does not bind still admits a whole queue per call.
- */
-const BATCH_SHARE = 1 / 8;
 
 /**
  * This process's side of a {@link SharedStore}: the layout sent with every
@@ -79,15 +79,22 @@ export class StoreLink {
     return this.dimensions.map((d) => costOf(d.unit, estimate));
   }
 
-  /** Per dimension, in the layout's order, the most one booking call takes: {@link BATCH_SHARE} of its capacity. */
+  /**
+   * Per dimension, in the layout's order, the most one booking call takes: a share of its capacity
+   * ({@link BOOKING_BATCH}). A bucket that does not bind still admits a whole queue per call; one that
+   * binds is shared out a batch at a time between the processes that want it.
+   */
   batchShares(): number[] {
-    return this.dimensions.map((d) => d.capacity * BATCH_SHARE);
+    return this.dimensions.map((d) => d.capacity * BOOKING_BATCH.share);
   }
 
-  /** Books `requests` (see {@link SharedStore.book}), after the settles made so far (it must see their refunds). */
-  book(requests: readonly (readonly number[])[]): Promise<Booking> {
+  /**
+   * Books `requests` (see {@link SharedStore.book}; `more`: others are queued behind them), after the
+   * settles made so far (it must see their refunds).
+   */
+  book(requests: readonly (readonly number[])[], more: boolean): Promise<Booking> {
     this.flush();
-    return this.store.book(this.layout, requests);
+    return this.store.book(this.layout, requests, more);
   }
 
   /** A booking's answer: the store is up, and its levels are the latest. */

@@ -29,11 +29,12 @@ export class RedisMemberStore extends RedisStore {
     super(options);
     this.prefix = `${JSON.stringify(member)}/`;
     this.keys = [this.keys[0], `${this.keys[1]}:${member}`];
+    this.bookKeys = [...this.keys, `${this.bookKeys[2]}:${member}`];
   }
 
-  override async book(layout: SharedLayout, requests: readonly (readonly number[])[]): Promise<Booking> {
+  override async book(layout: SharedLayout, requests: readonly (readonly number[])[], more = false): Promise<Booking> {
     const { layout: sent, names } = this.storedAs(layout);
-    const booking = await super.book(sent, requests);
+    const booking = await super.book(sent, requests, more);
     this.heard(layout, booking.levels);
     const { dimension } = booking;
     return dimension === undefined ? booking : { ...booking, dimension: names.get(dimension) ?? dimension };

@@ -21,6 +21,10 @@ export class RedisStore implements SharedStore {
   private readonly runner: ScriptRunner;
   /** The bucket hash and the lease set: one hash tag, so one Cluster slot (a group member's has its own lease set). */
   protected keys: readonly [string, string];
+  /** The booking script's keys: those, then the hash of the processes that want more (a member's is its own). */
+  protected bookKeys: readonly [string, string, string];
+  /** This store's id among the processes that want more of the key (see {@link SharedStore.book}). */
+  private readonly id = randomUUID();
   /** Each layout's arguments, made once: a limiter sends the same layout object until it is configured again. */
   private readonly layouts = new WeakMap<SharedLayout, readonly string[]>();
 
@@ -30,23 +34,24 @@ export class RedisStore implements SharedStore {
     this.onError = onError;
     this.runner = new ScriptRunner(client, timeoutMs);
     this.keys = [`{${key}}:b`, `{${key}}:c`];
+    this.bookKeys = [...this.keys, `{${key}}:d`];
   }
 
   isFinal(error: unknown): boolean {
     return error instanceof StoreReplyError;
   }
 
-  async book(layout: SharedLayout, requests: readonly (readonly number[])[]): Promise<Booking> {
+  async book(layout: SharedLayout, requests: readonly (readonly number[])[], more = false): Promise<Booking> {
     const n = layout.dimensions.length;
     // Lease ids: only a limited concurrency takes leases.
     const prefix = layout.concurrency === undefined ? "" : randomUUID();
     const args = [...this.layoutArgs(layout), String(requests.length)];
     requests.forEach((costs, r) => args.push(...perDimension(`requests[${r}]`, layout, costs)));
-    args.push(num("arrivalDelayMs", layout.arrivalDelayMs ?? 0));
+    args.push(num("arrivalDelayMs", layout.arrivalDelayMs ?? 0), this.id, more ? "1" : "");
     if (layout.concurrency !== undefined) {
       args.push(num("concurrency", layout.concurrency), String(this.leaseMs), prefix);
     }
-    const reply = fields(await this.runner.run(scripts.book, this.keys, args), 4 + 2 * n);
+    const reply = fields(await this.runner.run(scripts.book, this.bookKeys, args), 4 + 2 * n);
     const [admittedField, bookedField, waitMs, dimension] = reply as [Field, Field, Field, Field];
     const admitted = number(admittedField);
     const booked = number(bookedField) === 1;

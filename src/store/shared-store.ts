@@ -10,6 +10,14 @@
  * admits a run of queued requests that fit now: one round trip for many.
  */
 
+/**
+ * The most one booking call takes: this many requests, and no more of any
+ * bucket than this share of its capacity (the first request always goes). It
+ * is also the unit of fairness between processes: a request weighs the larger
+ * of `1 / requests` and its largest cost over a share, so a full batch weighs 1.
+ */
+export const BOOKING_BATCH = { requests: 128, share: 1 / 8 } as const;
+
 /** One dimension as the shared store meters it. */
 export interface SharedDimension {
   /** The dimension's name (`rpm`, `tpm`, a custom one): the store keeps its state under this name. */
@@ -58,7 +66,10 @@ export interface Booking {
    * retry after this many ms at the latest. `0` when every request was admitted.
    */
   readonly waitMs: number;
-  /** The binding dimension when `waitMs > 0` (`"concurrency"` when a slot was missing). */
+  /**
+   * The binding dimension when `waitMs > 0`: `"concurrency"` when a slot was missing, `"fairness"` when
+   * the rest waits for processes behind this one (see {@link SharedStore.book}).
+   */
   readonly dimension: string | undefined;
   /** The leases of the requests admitted now, in order; empty when concurrency is not limited. */
   readonly leases: readonly string[];
@@ -126,8 +137,16 @@ export interface SharedStore {
    * is admitted, and the first that does not is booked for later, which ends
    * the call (see {@link Booking}). At most one booking for later per call: one
    * due in the future is the only one a 429 pause or a lowered level cannot stop.
+   *
+   * `more` says that the caller has requests queued behind these. Processes that
+   * want more are served in step: the store counts what each takes (in
+   * {@link BOOKING_BATCH} weights) while it wants more, and a call stops short,
+   * taking nothing more (`waitMs` then says when to try again, dimension
+   * `"fairness"`), where going on would put its process more than one batch
+   * ahead of another that wants more and is not waiting for a booking to come
+   * due. A store may ignore `more`.
    */
-  book(layout: SharedLayout, requests: readonly (readonly number[])[]): Promise<Booking>;
+  book(layout: SharedLayout, requests: readonly (readonly number[])[], more?: boolean): Promise<Booking>;
   /**
    * Takes a concurrency lease for a booking that came due; `lease` undefined:
    * none free, retry after `retryMs`. Called only when `layout.concurrency` is set.

@@ -59,7 +59,7 @@ describeRedis.each(Object.keys(CLIENTS))("a key another application holds as a s
         expect(error).toMatchObject({
           code: "STORE_REPLY",
           replyCode: "WRONGTYPE",
-          keys: [`{${key}}:b`, `{${key}}:c`],
+          keys: [`{${key}}:b`, `{${key}}:c`, `{${key}}:d`],
         });
         expect((error as StoreReplyError).reply).toMatch(WRONGTYPE);
         expect((error as Error).message).toContain(`{${key}}:b`);

@@ -124,7 +124,7 @@ describe("errors and timeouts (no server)", () => {
       name: "StoreReplyError",
       reply,
       replyCode,
-      keys: ["{k}:b", "{k}:c"],
+      keys: ["{k}:b", "{k}:c", "{k}:d"],
       cause,
     });
     expect(store.isFinal(error)).toBe(true);
@@ -141,7 +141,7 @@ describe("errors and timeouts (no server)", () => {
     flushed = true;
     expect(await bookOne(store, rpm, [1])).toMatchObject({ booked: true, marks: [1], levels: [9] });
     expect(calls.map((c) => c.command)).toEqual(["eval", "evalsha", "evalsha", "eval"]);
-    expect(calls[3]!.keys).toEqual(["{k}:b", "{k}:c"]);
+    expect(calls[3]!.keys).toEqual(["{k}:b", "{k}:c", "{k}:d"]);
     expect(calls[3]!.args).toEqual(calls[2]!.args);
   });
 

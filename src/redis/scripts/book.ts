@@ -1,3 +1,4 @@
+import { DEMAND } from "./demand.js";
 import { LAYOUT, PRELUDE, SLOTS } from "./lua.js";
 import type { Script } from "./script.js";
 
@@ -11,9 +12,14 @@ import type { Script } from "./script.js";
  * its refill back until then: the provider's bucket may sit full until the
  * draw reaches it (see {@link SharedLayout.arrivalDelayMs}); a bucket well
  * below full refills as always.
- * ARGV after the layout: the number of requests m, m × count costs (request
- * by request), the arrival delay in ms, then, only when concurrency is
- * limited, concurrency, leaseMs and the lease id prefix (request r's lease is `prefix:r`). Reply: admitted,
+ * Processes that want more go in step (see {@link DEMAND}): a request that
+ * would put the caller more than a batch ahead of one behind ends the batch,
+ * taking nothing.
+ * KEYS: the bucket hash, the lease set, the demand hash. ARGV after the
+ * layout: the number of requests m, m × count costs (request by request), the
+ * arrival delay in ms, the caller's id, `1` when it has more queued (else
+ * empty), then, only when concurrency is limited, concurrency, leaseMs and the
+ * lease id prefix (request r's lease is `prefix:r`). Reply: admitted,
  * booked (0 or 1), waitMs, binding dimension, then per dimension the total
  * before the batch (the client adds each request's costs for its marks: the
  * same doubles in the same order) and the level after it; numbers are
@@ -24,17 +30,23 @@ export const book: Script = {
 local m = tonumber(ARGV[rest])
 local after = rest + 1 + m * count
 local delay = tonumber(ARGV[after])
-local concurrency = ARGV[after + 1] and tonumber(ARGV[after + 1])
-
+local me = ARGV[after + 1]
+local concurrency = ARGV[after + 3] and tonumber(ARGV[after + 3])
+${DEMAND}
 local out = { 0, 0, 0, '' }
 for i = 1, count do out[4 + i] = num(dims[i].total) end
 
 local admitted, booked, wait, binding, costs = 0, 0, 0, '', {}
 for r = 1, m do
   local first = rest + (r - 1) * count
+  for i = 1, count do costs[i] = tonumber(ARGV[first + i]) end
+  local share = weight(costs, dims, count)
+  if ahead(share, r == 1) then
+    wait, binding = fairWait(), 'fairness'
+    break
+  end
   for i = 1, count do
-    local d, cost = dims[i], tonumber(ARGV[first + i])
-    costs[i] = cost
+    local d, cost = dims[i], costs[i]
     local w = 0
     -- Float slack: refill arithmetic can land a hair under a level that is, exactly, reached.
     if d.level + 1e-9 * (cost > 1 and cost or 1) < cost then
@@ -46,8 +58,8 @@ for r = 1, m do
     if w > wait then wait, binding = w, ARGV[d.f] end
   end
   if wait == 0 and concurrency then
-    local leaseMs = tonumber(ARGV[after + 2])
-    local free, retry = slot(concurrency, leaseMs, ARGV[after + 3] .. ':' .. r)
+    local leaseMs = tonumber(ARGV[after + 4])
+    local free, retry = slot(concurrency, leaseMs, ARGV[after + 5] .. ':' .. r)
     if not free then
       wait, binding = retry, 'concurrency'
       break
@@ -61,6 +73,7 @@ for r = 1, m do
     end
     d.level, d.total = d.level - cost, d.total + cost
   end
+  served = served + share
   if wait > 0 then
     booked = 1
     break
@@ -69,9 +82,10 @@ for r = 1, m do
 end
 
 save(dims, count)
+keepDemand(wait, admitted < m or ARGV[after + 2] == '1')
 out[1], out[2], out[3], out[4] = admitted, booked, num(wait), binding
 for i = 1, count do out[4 + count + i] = num(dims[i].level) end
 return out
 `,
-  sha1: "c7dbb58e65913b894597a6457f8beadd8135783d",
+  sha1: "78ea072ef429a0f7e28b742be99e897341cfa044",
 };
