@@ -6,7 +6,8 @@
  * its prompt plus `max_tokens` 200 and uses the prompt plus 1–200 (about two thirds), so refunds
  * matter. Every limiter runs on default options. Each configuration runs `RUNS` times (seeds 1..RUNS,
  * the same for every configuration), each over a minute; the medians are reported: 429s, makespan,
- * and the makespan's ratio to the memory store's. Prints markdown and writes
+ * and the makespan's ratio to the memory store's, and how far apart the processes' last completions
+ * are (fairness: with equal demand they finish together). Prints markdown and writes
  * bench/results/redis-goodput.md, keeping the records below its marker. About 15 minutes.
  *
  *   npx tsx bench/redis-goodput.ts
@@ -34,6 +35,8 @@ const PROCESSES = [1, 3, 8] as const;
 interface RunResult {
   readonly rejected: number;
   readonly makespanMs: number;
+  /** The last completion of the process that finished last, less that of the one that finished first. */
+  readonly spreadMs: number;
   readonly warnings: readonly string[];
 }
 
@@ -76,9 +79,11 @@ async function run(processes: number, redisUrl: string | undefined, seed: number
     const goAt = epochNow();
     for (const child of children) child.send({ type: "go" });
     const reports = (await done).map((m) => (m as { report: GoodputReport }).report);
+    const finished = reports.map((r) => Math.max(...r.completedAt));
     return {
       rejected: provider.stats().rejected,
-      makespanMs: Math.max(...reports.flatMap((r) => r.completedAt)) - goAt,
+      makespanMs: Math.max(...finished) - goAt,
+      spreadMs: Math.max(...finished) - Math.min(...finished),
       warnings: [...new Set(reports.flatMap((r) => r.warnings))],
     };
   } finally {
@@ -87,6 +92,7 @@ async function run(processes: number, redisUrl: string | undefined, seed: number
 }
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const seconds = (ms: number): string => (ms / 1000).toFixed(1);
 
 interface Row {
   readonly store: string;
@@ -107,7 +113,7 @@ try {
       results.get(config)!.push(result);
       process.stderr.write(
         `${config.store} ×${config.processes}, run ${seed}/${RUNS}: ${result.rejected} 429s, ` +
-          `${(result.makespanMs / 1000).toFixed(1)} s${result.warnings.length ? `, warnings: ${result.warnings.join("; ")}` : ""}\n`,
+          `${seconds(result.makespanMs)} s, finished ${seconds(result.spreadMs)} s apart${result.warnings.length ? `, warnings: ${result.warnings.join("; ")}` : ""}\n`,
       );
     }
   }
@@ -129,7 +135,8 @@ const lines = rows.map(({ store, processes, runs }) => {
         : "missed";
   return (
     `| ${store === "redis" ? "RedisStore" : "memory store"} | ${processes} | ${runs.map((r) => r.rejected).join(", ")} | ` +
-    `${(makespan / 1000).toFixed(1)} s (${runs.map((r) => (r.makespanMs / 1000).toFixed(1)).join(", ")}) | ` +
+    `${seconds(makespan)} s (${runs.map((r) => seconds(r.makespanMs)).join(", ")}) | ` +
+    `${processes === 1 ? "" : `${seconds(median(runs.map((r) => r.spreadMs)))} s (${runs.map((r) => seconds(r.spreadMs)).join(", ")})`} | ` +
     `${ratio.toFixed(3)}× | ${target === undefined ? "reference" : `0 429s, ≤ ${target}×: ${met}`} |`
   );
 });
@@ -141,11 +148,13 @@ shared evenly by the processes, against one simulated provider over HTTP (${LIMI
 ${LIMITS.rpm.toLocaleString("en-US")} RPM; headers stamped at completion; arrivals 0–400 ms late;
 latency 0.3–1.3 s). Each call reserves its prompt plus \`max_tokens\` ${MAX_TOKENS} and uses the prompt
 plus 1–${MAX_TOKENS}. Limiters on default options (a \`RedisStore\` on defaults). Makespan: from "go"
-to the last call's completion; the median, then each run's.
+to the last call's completion; the median, then each run's. Finished apart: the last completion of
+the process that finished last, less that of the one that finished first (with equal demand,
+processes served in step finish together).
 Took ${((performance.now() - started) / 60_000).toFixed(1)} min.
 
-| store | processes | 429s per run | makespan, median (runs) | vs memory | target |
-| --- | --: | --- | --- | --: | --- |
+| store | processes | 429s per run | makespan, median (runs) | finished apart, median (runs) | vs memory | target |
+| --- | --: | --- | --- | --- | --: | --- |
 ${lines.join("\n")}
 `;
 console.log(table);

@@ -54,7 +54,7 @@ const THROUGHPUT: readonly Library[] = ["llm-limiter", "llm-limiter-settle", "ra
 const BINDING: RequestBudget = { limit: 600, windowMs: 10_000 };
 const REQUESTS = 1_200;
 const MAKESPAN_PROCESSES = 4;
-const MAKESPAN: readonly Library[] = ["llm-limiter", "rate-limiter-flexible"];
+const MAKESPAN: readonly Library[] = ["llm-limiter", "llm-limiter-at-once", "rate-limiter-flexible"];
 
 /** Runs `jobs` in their own processes, counting the server's commands (a Cluster's: its primaries') from "go" on. */
 async function measured(redis: Redis | readonly Redis[], jobs: Job[]): Promise<Run & { commands: number }> {

@@ -40,7 +40,7 @@ const OTHER_KEYS: readonly string[] = [
 const OPTION_KEYS: readonly string[] = [...LIMIT_KEYS, ...OTHER_KEYS];
 
 /** Calls reach the provider within this long of admission unless told otherwise (connections, TLS, proxies). */
-const DEFAULT_ARRIVAL_DELAY_MS = 500;
+export const DEFAULT_ARRIVAL_DELAY_MS = 500;
 /** Headers further than this share of the limit from the own count are a `drift` event. */
 const DEFAULT_DRIFT_MARGIN = 0.1;
 

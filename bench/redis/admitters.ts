@@ -17,14 +17,14 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /**
  * llm-limiter on RPM + TPM (on RPM alone with `tokens` false, one budget as rate-limiter-flexible has); `settle`
- * reports usage below the estimate, as `run` does after a call.
+ * reports usage below the estimate, as `run` does after a call; `atOnce`: `arrivalDelayMs: 0`, calls taken to
+ * reach the provider when admitted (default options otherwise).
  */
 function llmLimiter(
   redis: Redis | Cluster,
   key: string,
   budget: RequestBudget,
-  settle: boolean,
-  tokens = true,
+  { settle = false, tokens = true, atOnce = false } = {},
 ): Admitter {
   const limiter = new Limiter({
     limits: {
@@ -32,6 +32,7 @@ function llmLimiter(
       ...(tokens && { tokens: { unit: "tokens", limit: 1e15, windowMs: 60_000 } }),
     },
     store: new RedisStore({ client: ioredis(redis), key }),
+    ...(atOnce && { arrivalDelayMs: 0 }),
   });
   return {
     admit: settle
@@ -69,5 +70,9 @@ function rateLimiterFlexible(redis: Redis | Cluster, key: string, budget: Reques
 
 export function admitter(library: Library, redis: Redis | Cluster, key: string, budget: RequestBudget): Admitter {
   if (library === "rate-limiter-flexible") return rateLimiterFlexible(redis, key, budget);
-  return llmLimiter(redis, key, budget, library === "llm-limiter-settle", library !== "llm-limiter-rpm");
+  return llmLimiter(redis, key, budget, {
+    settle: library === "llm-limiter-settle",
+    tokens: library !== "llm-limiter-rpm",
+    atOnce: library === "llm-limiter-at-once",
+  });
 }

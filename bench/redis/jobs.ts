@@ -1,7 +1,8 @@
 /** What bench/redis.ts and its worker processes say to each other over IPC. */
 
 /** The libraries compared. */
-export type Library = "llm-limiter" | "llm-limiter-settle" | "llm-limiter-rpm" | "rate-limiter-flexible";
+export type Library =
+  "llm-limiter" | "llm-limiter-settle" | "llm-limiter-rpm" | "llm-limiter-at-once" | "rate-limiter-flexible";
 
 /** A budget in requests: `limit` per `windowMs`, holding `limit`. */
 export interface RequestBudget {

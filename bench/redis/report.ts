@@ -1,4 +1,5 @@
 import os from "node:os";
+import { DEFAULT_ARRIVAL_DELAY_MS } from "../../src/config.js";
 import { markdownTable, ratio, whole } from "../table.js";
 import type { ProviderView } from "./bucket.js";
 import type { Library, RequestBudget } from "./jobs.js";
@@ -54,6 +55,7 @@ const WHAT: Record<Library, string> = {
   "llm-limiter": "`acquire(200)` → `release()` (RPM + TPM)",
   "llm-limiter-settle": "`run(200, fn)`, fn reports `used: 120` (RPM + TPM, settled)",
   "llm-limiter-rpm": "`acquire(200)` → `release()` (RPM only: one budget)",
+  "llm-limiter-at-once": "`acquire(200)` → `release()` (RPM + TPM), `arrivalDelayMs: 0`",
   "rate-limiter-flexible": "`RateLimiterRedis.consume(key)`",
 };
 
@@ -142,6 +144,8 @@ export function report(r: Results): string {
   const alone = ours?.ratio ?? NaN;
   const rounds = r.uncontended.ratios.get("llm-limiter")?.length ?? 0;
   const ourMakespan = r.makespanRows.find((row) => row.library === "llm-limiter")?.makespanMs ?? NaN;
+  const atOnceMakespan = r.makespanRows.find((row) => row.library === "llm-limiter-at-once")?.makespanMs ?? NaN;
+  const heldBound = r.boundMs + DEFAULT_ARRIVAL_DELAY_MS;
   const faster = [1, 4].map(
     (p) => perSecond(r.throughputRows, "llm-limiter", p) / perSecond(r.throughputRows, "rate-limiter-flexible", p),
   );
@@ -181,7 +185,10 @@ ${r.processes} processes' clocks), and how early the earliest came. llm-limiter 
 Redis, which starts at the first booking; a provider's is anchored by the first arrival. When the
 first admissions reach the provider later after their booking than the steady ones do (here each
 process queues its ${whole(r.requests / r.processes)} first, so its first admissions are handled late), the steady ones arrive
-early by up to that difference.
+early by up to that difference. With the default \`arrivalDelayMs\` (${whole(DEFAULT_ARRIVAL_DELAY_MS)} ms), the first draws from the full
+bucket hold its refill back that long, once, in case the provider's bucket sits full until they reach it: the
+makespan's floor is then the bound plus ${fixed(DEFAULT_ARRIVAL_DELAY_MS / 1_000, 1)} s. The \`arrivalDelayMs: 0\` row is a service whose calls reach the
+provider as they are admitted, as the replay has them.
 
 ${makespan}
 
@@ -200,6 +207,6 @@ ${throughputTable(r.clusterRows, { name: "one server", rows: r.clusterSingleRows
 
 - One round trip per uncontended admission: ${fixed(uncontended)} per \`acquire\` from one caller (${met(uncontended <= 1.01)}).
 - One caller at a time, at least rate-limiter-flexible's admissions/s: a median ratio of ${ratio(alone)} over ${rounds} rounds (${met(alone >= 1)}).
-- Multi-process makespan within 5% of the bound: ${ratio(ourMakespan / r.boundMs)} (${met(ourMakespan / r.boundMs <= MAKESPAN_TARGET)}).
+- Multi-process makespan within 5% of the bound with \`arrivalDelayMs: 0\`: ${ratio(atOnceMakespan / r.boundMs)} (${met(atOnceMakespan / r.boundMs <= MAKESPAN_TARGET)}); with the default, within 5% of the bound plus its ${fixed(DEFAULT_ARRIVAL_DELAY_MS / 1_000, 1)} s: ${ratio(ourMakespan / heldBound)} (${met(ourMakespan / heldBound <= MAKESPAN_TARGET)}).
 - At least 1.5x rate-limiter-flexible's admissions/s from 32 callers: ${faster.map((f) => ratio(f)).join(" (1 process), ")} (4 processes) (${met(faster.every((f) => f >= 1.5))}); makespan ${fixed(ourMakespan / 1_000)} s against its ${fixed(flexibleMakespan / 1_000)} s (${met(ourMakespan <= flexibleMakespan)}).`;
 }

@@ -10,7 +10,8 @@ import { resolveOptions, type RedisStoreOptions } from "./options.js";
  * tag: one Cluster slot), so the script that admits a call takes from its
  * member's budgets and the shared ones at once. A member's own dimensions are
  * kept under its name (`"gpt-4o"/tpm`), the shared ones under theirs
- * (`project-tpd`); each member's concurrency leases go in `{<key>}:c:<member>`.
+ * (`project-tpd`); each member's concurrency leases go in `{<key>}:c:<member>`, and the count that keeps
+ * its processes in step in `{<key>}:d:<member>`.
  * Every other option is `RedisStore`'s, applied to each member.
  *
  * @example

@@ -29,8 +29,8 @@ export interface RedisStoreOptions {
   readonly client: RedisClient;
   /**
    * Names the quota this store meters, e.g. `"openai:proj-a:gpt-4o"`: every
-   * process using the same key shares its buckets. Redis keys `{<key>}:b` and
-   * `{<key>}:c` hold the state (one hash tag, so Redis Cluster accepts the scripts).
+   * process using the same key shares its buckets. Redis keys `{<key>}:b`,
+   * `{<key>}:c` and `{<key>}:d` hold the state (one hash tag, so Redis Cluster accepts the scripts).
    */
   readonly key: string;
   /**

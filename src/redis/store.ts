@@ -25,6 +25,8 @@ export class RedisStore implements SharedStore {
   protected bookKeys: readonly [string, string, string];
   /** This store's id among the processes that want more of the key (see {@link SharedStore.book}). */
   private readonly id = randomUUID();
+  /** Whether the last booking left this store wanting more: the script then has it listed in the demand hash. */
+  private listed = false;
   /** Each layout's arguments, made once: a limiter sends the same layout object until it is configured again. */
   private readonly layouts = new WeakMap<SharedLayout, readonly string[]>();
 
@@ -47,7 +49,9 @@ export class RedisStore implements SharedStore {
     const prefix = layout.concurrency === undefined ? "" : randomUUID();
     const args = [...this.layoutArgs(layout), String(requests.length)];
     requests.forEach((costs, r) => args.push(...perDimension(`requests[${r}]`, layout, costs)));
-    args.push(num("arrivalDelayMs", layout.arrivalDelayMs ?? 0), this.id, more ? "1" : "");
+    args.push(num("arrivalDelayMs", layout.arrivalDelayMs ?? 0), this.id, more ? "1" : "", this.listed ? "1" : "");
+    // Listed from now on if it may be: a reply that never comes leaves the next call to read the hash.
+    this.listed ||= more;
     if (layout.concurrency !== undefined) {
       args.push(num("concurrency", layout.concurrency), String(this.leaseMs), prefix);
     }
@@ -56,6 +60,7 @@ export class RedisStore implements SharedStore {
     const admitted = number(admittedField);
     const booked = number(bookedField) === 1;
     const taken = admitted + (booked ? 1 : 0);
+    this.listed = more || taken < requests.length;
     // Each request's marks: the totals before the batch plus the costs up to it, added as the script added them.
     const marks: number[][] = [];
     let totals = reply.slice(4, 4 + n).map(number);

@@ -18,7 +18,8 @@ import type { Script } from "./script.js";
  * KEYS: the bucket hash, the lease set, the demand hash. ARGV after the
  * layout: the number of requests m, m × count costs (request by request), the
  * arrival delay in ms, the caller's id, `1` when it has more queued (else
- * empty), then, only when concurrency is limited, concurrency, leaseMs and the
+ * empty), `1` when it may have a field in the demand hash (else empty), then,
+ * only when concurrency is limited, concurrency, leaseMs and the
  * lease id prefix (request r's lease is `prefix:r`). Reply: admitted,
  * booked (0 or 1), waitMs, binding dimension, then per dimension the total
  * before the batch (the client adds each request's costs for its marks: the
@@ -30,8 +31,8 @@ export const book: Script = {
 local m = tonumber(ARGV[rest])
 local after = rest + 1 + m * count
 local delay = tonumber(ARGV[after])
-local me = ARGV[after + 1]
-local concurrency = ARGV[after + 3] and tonumber(ARGV[after + 3])
+local me, listed = ARGV[after + 1], ARGV[after + 3] == '1'
+local concurrency = ARGV[after + 4] and tonumber(ARGV[after + 4])
 ${DEMAND}
 local out = { 0, 0, 0, '' }
 for i = 1, count do out[4 + i] = num(dims[i].total) end
@@ -58,8 +59,8 @@ for r = 1, m do
     if w > wait then wait, binding = w, ARGV[d.f] end
   end
   if wait == 0 and concurrency then
-    local leaseMs = tonumber(ARGV[after + 4])
-    local free, retry = slot(concurrency, leaseMs, ARGV[after + 5] .. ':' .. r)
+    local leaseMs = tonumber(ARGV[after + 5])
+    local free, retry = slot(concurrency, leaseMs, ARGV[after + 6] .. ':' .. r)
     if not free then
       wait, binding = retry, 'concurrency'
       break
@@ -82,10 +83,11 @@ for r = 1, m do
 end
 
 save(dims, count)
-keepDemand(wait, admitted < m or ARGV[after + 2] == '1')
+-- A booking for later is taken: only requests left untaken, or queued behind, want more.
+keepDemand(wait, admitted + booked < m or ARGV[after + 2] == '1')
 out[1], out[2], out[3], out[4] = admitted, booked, num(wait), binding
 for i = 1, count do out[4 + count + i] = num(dims[i].level) end
 return out
 `,
-  sha1: "78ea072ef429a0f7e28b742be99e897341cfa044",
+  sha1: "dcb246e5cced52fe202f1e0eb17ce4b97fe1048a",
 };

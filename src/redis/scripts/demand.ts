@@ -2,11 +2,11 @@ import { BOOKING_BATCH } from "../../store/shared-store.js";
 
 /**
  * How long past the time it said it would book again a process's demand
- * counts (ms): one that stopped booking (it crashed, or closed with waiters
- * queued) holds the others back this long at most; one slower to come back is
- * counted anew.
+ * counts (ms): one that stopped booking (it crashed, or its waiters left)
+ * holds the others back this long at most; one slower to come back joins
+ * anew, a batch behind the lowest.
  */
-const GRACE_MS = 2_000;
+const GRACE_MS = 1_000;
 
 /**
  * Lua for the booking script: fairness between the processes that want more
@@ -14,37 +14,45 @@ const GRACE_MS = 2_000;
  * process, named by the id it sends: `"<served> <back>"`, what it has taken in
  * batches while it wanted more, and when (Redis' clock, ms) it books next.
  *
- * Pasted at the top level after `now` is known, with `me` (the caller's id)
- * defined: reads the hash into `served` (the caller's count; one that joins
- * starts a batch behind the lowest, so that its first batch puts it level),
- * `behind` (the lowest count of the others due to book now, `nil` if none)
- * and `behindBack`; forgets processes gone more than {@link GRACE_MS}.
- * `weight(costs)` is a request's weight in batches ({@link BOOKING_BATCH});
- * `ahead(w, first)` whether taking one of weight `w` would put the caller more
- * than a batch ahead of `behind` (the first of a call goes whenever the caller
- * is not ahead); `fairWait()` the ms to wait when it would. `keepDemand(wait,
- * more)` writes the caller's count back while it still wants more (`wait`: ms
- * until it books again), and removes it once it does not.
+ * Pasted at the top level once `now`, `m` (the requests sent), `me` (the
+ * caller's id) and `listed` (whether the caller may have a field) are known.
+ * `served` is the caller's count: what this call took, on top of what the hash
+ * says (one that joins starts a batch behind the lowest, so that its first
+ * batch puts it level). `weight(costs, dims, n)` is a request's weight in
+ * batches ({@link BOOKING_BATCH}); `ahead(w, first)` whether taking one of
+ * weight `w` would put the caller more than a batch past the lowest count of
+ * the others due to book now (the first of a call goes whenever the caller is
+ * not ahead); `fairWait()` the ms to wait then. `keepDemand(wait, more)` writes
+ * the caller's count back while it wants more (`wait`: ms until it books
+ * again), and removes it once it does not.
+ *
+ * The hash is read only when it can matter: a caller with no field whose call
+ * holds one request is never ahead (its count starts below every other), so a
+ * lone caller reads it only if it comes to want more.
  */
 export const DEMAND = `
-local demand, served, known, behind, behindBack, lowest, latest = redis.call('HGETALL', KEYS[3]), nil, false, nil, 0, nil, now
-local gone = {}
-for j = 1, #demand, 2 do
-  local id = demand[j]
-  local c, b = string.match(demand[j + 1], '^(%S+) (%S+)$')
-  c, b = tonumber(c), tonumber(b)
-  if b + ${GRACE_MS} <= now then
-    gone[#gone + 1] = id
-  elseif id == me then
-    served, known = c, true
-  else
-    if lowest == nil or c < lowest then lowest = c end
-    if b <= now and (behind == nil or c < behind) then behind, behindBack = c, b end
-    if b > latest then latest = b end
+local served, known, behind, behindBack, lowest, latest, read = 0, false, nil, 0, nil, now, false
+local function readDemand()
+  read = true
+  local demand, gone, mine = redis.call('HGETALL', KEYS[3]), {}, nil
+  for j = 1, #demand, 2 do
+    local id = demand[j]
+    local c, b = string.match(demand[j + 1], '^(%S+) (%S+)$')
+    c, b = tonumber(c), tonumber(b)
+    if b + ${GRACE_MS} <= now then
+      gone[#gone + 1] = id
+    elseif id == me then
+      mine, known = c, true
+    else
+      if lowest == nil or c < lowest then lowest = c end
+      if b <= now and (behind == nil or c < behind) then behind, behindBack = c, b end
+      if b > latest then latest = b end
+    end
   end
+  if #gone > 0 then redis.call('HDEL', KEYS[3], unpack(gone)) end
+  served = served + (mine or (lowest and lowest - 1) or 0)
 end
-if #gone > 0 then redis.call('HDEL', KEYS[3], unpack(gone)) end
-if served == nil then served = lowest and lowest - 1 or 0 end
+if m > 1 or listed then readDemand() end
 
 local function weight(costs, dims, n)
   local w = ${1 / BOOKING_BATCH.requests}
@@ -71,6 +79,7 @@ local function keepDemand(wait, more)
     if known then redis.call('HDEL', KEYS[3], me) end
     return
   end
+  if not read then readDemand() end
   local back = now + wait
   redis.call('HSET', KEYS[3], me, str(served) .. ' ' .. str(back))
   if back > latest then latest = back end
