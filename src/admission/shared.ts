@@ -2,7 +2,13 @@ import { LocalBuckets } from "../buckets/local-buckets.js";
 import type { Blocker } from "../buckets/types.js";
 import { costOf } from "../core/amounts.js";
 import type { AdmittedCall } from "../core/reservation.js";
-import { BOOKING_BATCH, checkFailurePolicy, type Booking, type StoreFailurePolicy } from "../store/shared-store.js";
+import {
+  BOOKING_BATCH,
+  checkFailurePolicy,
+  DUE_POLL_MS,
+  type Booking,
+  type StoreFailurePolicy,
+} from "../store/shared-store.js";
 import type { AdmissionLevels, AdmissionParts } from "./admission.js";
 import { Alarm } from "./alarm.js";
 import { QueuedAdmission } from "./queued.js";
@@ -28,6 +34,8 @@ interface Due {
   readonly waiter: Waiter;
   readonly costs: readonly number[];
   readonly marks: readonly number[];
+  /** Monotonic time it is due, as the store last said. */
+  at: number;
 }
 
 /**
@@ -264,8 +272,35 @@ export class SharedAdmission extends QueuedAdmission {
       this.fail(waiter, this.waitTimeout(booking.dimension ?? "store", booking.waitMs, waiter.maxWaitMs));
       return;
     }
-    this.due = { waiter, costs: costs[i]!, marks: booking.marks[i]! };
-    this.alarm.set(now + booking.waitMs);
+    this.due = { waiter, costs: costs[i]!, marks: booking.marks[i]!, at: now + booking.waitMs };
+    this.awaitDue(this.due);
+  }
+
+  /**
+   * Wakes when `due` is due, and meanwhile every {@link DUE_POLL_MS} to ask the store whether it is due
+   * sooner (refunds and bookings given back free room, which the oldest bookings have first).
+   */
+  private awaitDue(due: Due): void {
+    this.alarm.set(this.link.tellsDue ? Math.min(due.at, this.clock.now() + DUE_POLL_MS) : due.at);
+  }
+
+  /** Asks the store when `due` is due; an error leaves the time it said before. */
+  private askDue(due: Due): void {
+    const marks = due.marks.map((mark, i) => (due.costs[i]! > 0 ? mark : undefined));
+    this.link.dueIn(marks).then(
+      (waitMs) => {
+        if (this.due !== due) return;
+        this.link.recovered();
+        // Sooner only: a level header sync set low for a moment (a reading that counted calls twice) must
+        // not hold back a booking the store took.
+        due.at = Math.min(due.at, this.clock.now() + waitMs);
+        if (due.at <= this.clock.now()) this.onAlarm();
+        else this.awaitDue(due);
+      },
+      () => {
+        if (this.due === due) this.alarm.set(due.at);
+      },
+    );
   }
 
   /**
@@ -289,6 +324,10 @@ export class SharedAdmission extends QueuedAdmission {
     const due = this.due;
     if (!due) {
       this.pump();
+      return;
+    }
+    if (this.clock.now() < due.at) {
+      this.askDue(due);
       return;
     }
     if (!this.link.leased) {

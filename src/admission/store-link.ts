@@ -97,6 +97,17 @@ export class StoreLink {
     return this.store.book(this.layout, requests, more);
   }
 
+  /** Whether the store tells when a booking for later is due, now (see {@link SharedStore.dueIn}). */
+  get tellsDue(): boolean {
+    return this.store.dueIn !== undefined;
+  }
+
+  /** Ms until a booking for later with these marks is due now, after the settles made so far. */
+  dueIn(marks: readonly (number | undefined)[]): Promise<number> {
+    this.flush();
+    return this.store.dueIn!(this.layout, marks);
+  }
+
   /** A booking's answer: the store is up, and its levels are the latest. */
   booked(booking: Booking): void {
     this.recovered();

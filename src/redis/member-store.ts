@@ -40,6 +40,10 @@ export class RedisMemberStore extends RedisStore {
     return dimension === undefined ? booking : { ...booking, dimension: names.get(dimension) ?? dimension };
   }
 
+  override dueIn(layout: SharedLayout, marks: readonly (number | undefined)[]): Promise<number> {
+    return super.dueIn(this.storedAs(layout).layout, marks);
+  }
+
   override lease(layout: SharedLayout): ReturnType<RedisStore["lease"]> {
     return super.lease(this.storedAs(layout).layout);
   }

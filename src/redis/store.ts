@@ -80,6 +80,18 @@ export class RedisStore implements SharedStore {
     };
   }
 
+  async dueIn(layout: SharedLayout, marks: readonly (number | undefined)[]): Promise<number> {
+    if (marks.length !== layout.dimensions.length) {
+      throw new RangeError(
+        `marks: expected ${layout.dimensions.length} values (one per dimension), got ${marks.length}`,
+      );
+    }
+    const args = [...this.layoutArgs(layout), this.id];
+    marks.forEach((mark, i) => args.push(mark === undefined ? "" : num(`marks[${i}]`, mark)));
+    const [waitMs] = fields(await this.runner.run(scripts.due, this.bookKeys, args), 2) as [Field, Field];
+    return number(waitMs);
+  }
+
   /** With no concurrency limit there is nothing to take: resolves `{ lease: undefined, retryMs: 0 }` at once. */
   async lease(layout: SharedLayout): Promise<{
     /** The lease taken, to give back with `release`; `undefined` when every slot is held. */

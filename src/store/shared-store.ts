@@ -18,6 +18,14 @@
  */
 export const BOOKING_BATCH = { requests: 128, share: 1 / 8 } as const;
 
+/**
+ * While a booking for later waits, how often (ms) a store with
+ * {@link SharedStore.dueIn} is asked whether it has come due sooner: refunds,
+ * other waiters leaving and refill held back by nothing meanwhile free room
+ * that the oldest bookings should have first.
+ */
+export const DUE_POLL_MS = 200;
+
 /** One dimension as the shared store meters it. */
 export interface SharedDimension {
   /** The dimension's name (`rpm`, `tpm`, a custom one): the store keeps its state under this name. */
@@ -147,6 +155,16 @@ export interface SharedStore {
    * due. A store may ignore `more`.
    */
   book(layout: SharedLayout, requests: readonly (readonly number[])[], more?: boolean): Promise<Booking>;
+  /**
+   * Ms until a booking for later is due now (`0`: due), from its marks (per
+   * dimension, `undefined` where it costs nothing): the bookings before it and
+   * it are covered once a dimension's level, plus what was booked on it after
+   * the mark, reaches zero. Refunds and bookings given back bring it sooner
+   * than `book` said; a lowered level or a pause, later. The limiter asks at
+   * most every {@link DUE_POLL_MS} while one waits; without this method, it
+   * waits for the time `book` said.
+   */
+  dueIn?(layout: SharedLayout, marks: readonly (number | undefined)[]): Promise<number>;
   /**
    * Takes a concurrency lease for a booking that came due; `lease` undefined:
    * none free, retry after `retryMs`. Called only when `layout.concurrency` is set.

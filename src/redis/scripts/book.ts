@@ -13,7 +13,7 @@ import type { Script } from "./script.js";
  * draw reaches it (see {@link SharedLayout.arrivalDelayMs}); a bucket well
  * below full refills as always.
  * Processes that want more go in step (see {@link DEMAND}): a request that
- * would put the caller more than a batch ahead of one behind ends the batch,
+ * would put the caller more than a batch ahead of another ends the batch,
  * taking nothing.
  * KEYS: the bucket hash, the lease set, the demand hash. ARGV after the
  * layout: the number of requests m, m × count costs (request by request), the

@@ -12,7 +12,9 @@ const GRACE_MS = 1_000;
  * Lua for the booking script: fairness between the processes that want more
  * (see {@link SharedStore.book}). `KEYS[3]` is a hash with one field per such
  * process, named by the id it sends: `"<served> <back>"`, what it has taken in
- * batches while it wanted more, and when (Redis' clock, ms) it books next.
+ * batches while it wanted more, and when (Redis' clock, ms) it books next:
+ * at once, or when its booking for later is due (as it last heard; refunds
+ * bring that sooner, see {@link HEARD}).
  *
  * Pasted at the top level once `now`, `m` (the requests sent), `me` (the
  * caller's id) and `listed` (whether the caller may have a field) are known.
@@ -21,10 +23,11 @@ const GRACE_MS = 1_000;
  * batch puts it level). `weight(costs, dims, n)` is a request's weight in
  * batches ({@link BOOKING_BATCH}); `ahead(w, first)` whether taking one of
  * weight `w` would put the caller more than a batch past the lowest count of
- * the others due to book now (the first of a call goes whenever the caller is
- * not ahead); `fairWait()` the ms to wait then. `keepDemand(wait, more)` writes
- * the caller's count back while it wants more (`wait`: ms until it books
- * again), and removes it once it does not.
+ * the others due to book by now (the first of a call goes whenever the caller
+ * is not ahead): one waiting for its booking to come due holds nobody back
+ * until then. `fairWait()` is the ms to wait then. `keepDemand(wait, more)`
+ * writes the caller's count back while it wants more (`wait`: ms until it
+ * books again), and removes it once it does not.
  *
  * The hash is read only when it can matter: a caller with no field whose call
  * holds one request is never ahead (its count starts below every other), so a
@@ -84,5 +87,23 @@ local function keepDemand(wait, more)
   redis.call('HSET', KEYS[3], me, str(served) .. ' ' .. str(back))
   if back > latest then latest = back end
   redis.call('PEXPIRE', KEYS[3], math.ceil(latest + ${GRACE_MS} - now))
+end
+`;
+
+/**
+ * Lua for the script that says whether a booking is due (see
+ * {@link SharedStore.dueIn}): `heard(wait)` moves the caller's field, if it
+ * has one, to when it books next (ms from now, as {@link DEMAND} keeps it):
+ * one whose booking came due sooner holds back the others ahead of it at once.
+ */
+export const HEARD = `
+local function heard(wait)
+  local entry = redis.call('HGET', KEYS[3], me)
+  if not entry then return end
+  local back = now + wait
+  redis.call('HSET', KEYS[3], me, string.match(entry, '^%S+') .. ' ' .. str(back))
+  if redis.call('PTTL', KEYS[3]) < back + ${GRACE_MS} - now then
+    redis.call('PEXPIRE', KEYS[3], math.ceil(back + ${GRACE_MS} - now))
+  end
 end
 `;

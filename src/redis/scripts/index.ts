@@ -1,5 +1,6 @@
 import { adjust } from "./adjust.js";
 import { book } from "./book.js";
+import { due } from "./due.js";
 import { lease } from "./lease.js";
 import { lower } from "./lower.js";
 import { pause } from "./pause.js";
@@ -7,6 +8,6 @@ import { release } from "./release.js";
 import { renew } from "./renew.js";
 
 /** Every script the store runs, by name. */
-export const scripts = { book, lease, adjust, lower, pause, renew, release };
+export const scripts = { book, due, lease, adjust, lower, pause, renew, release };
 
 export type { Script } from "./script.js";
