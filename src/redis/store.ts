@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { Booking, SharedLayout, SharedReading, SharedStore, StoreFailurePolicy } from "../store/shared-store.js";
 import { layoutArgs, num, perDimension } from "./args.js";
 import { StoreReplyError } from "./errors.js";
@@ -24,7 +24,7 @@ export class RedisStore implements SharedStore {
   /** The booking script's keys: those, then the hash of the processes that want more (a member's is its own). */
   protected bookKeys: readonly [string, string, string];
   /** This store's id among the processes that want more of the key (see {@link SharedStore.book}). */
-  private readonly id = randomUUID();
+  private readonly id = randomBytes(9).toString("base64url");
   /** Whether the last booking left this store wanting more: the script then has it listed in the demand hash. */
   private listed = false;
   /** Each layout's arguments, made once: a limiter sends the same layout object until it is configured again. */

@@ -144,11 +144,13 @@ export interface SharedStore {
    * dimension) from all of them at once, in order: every request that fits now
    * is admitted, and the first that does not is booked for later, which ends
    * the call (see {@link Booking}). At most one booking for later per call: one
-   * due in the future is the only one a 429 pause or a lowered level cannot stop.
+   * due in the future is the only one a 429 pause or a lowered level cannot stop
+   * (the limiter admits it at that time, or sooner: see {@link SharedStore.dueIn}).
    *
    * `more` says that the caller has requests queued behind these. Processes that
    * want more are served in step: the store counts what each takes (in
-   * {@link BOOKING_BATCH} weights) while it wants more, and a call stops short,
+   * batches: a request weighs the larger of 1/128 and its largest cost over an
+   * eighth of that bucket) while it wants more, and a call stops short,
    * taking nothing more (`waitMs` then says when to try again, dimension
    * `"fairness"`), where going on would put its process more than one batch
    * ahead of another that wants more and is not waiting for a booking to come
@@ -161,8 +163,8 @@ export interface SharedStore {
    * it are covered once a dimension's level, plus what was booked on it after
    * the mark, reaches zero. Refunds and bookings given back bring it sooner
    * than `book` said; a lowered level or a pause, later. The limiter asks at
-   * most every {@link DUE_POLL_MS} while one waits; without this method, it
-   * waits for the time `book` said.
+   * most every 200 ms while one waits and takes an answer only
+   * when it is sooner; without this method, it waits for the time `book` said.
    */
   dueIn?(layout: SharedLayout, marks: readonly (number | undefined)[]): Promise<number>;
   /**

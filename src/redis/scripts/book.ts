@@ -41,7 +41,8 @@ local admitted, booked, wait, binding, costs = 0, 0, 0, '', {}
 for r = 1, m do
   local first = rest + (r - 1) * count
   for i = 1, count do costs[i] = tonumber(ARGV[first + i]) end
-  local share = weight(costs, dims, count)
+  -- Weighed only where the demand hash was read: a lone caller's one request is weighed if it comes to want more.
+  local share = read and weight(costs, dims, count) or 0
   if ahead(share, r == 1) then
     wait, binding = fairWait(), 'fairness'
     break
@@ -84,10 +85,11 @@ end
 
 save(dims, count)
 -- A booking for later is taken: only requests left untaken, or queued behind, want more.
-keepDemand(wait, admitted + booked < m or ARGV[after + 2] == '1')
+local more = admitted + booked < m or ARGV[after + 2] == '1'
+keepDemand(wait, more, more and not read and admitted + booked > 0 and weight(costs, dims, count) or 0)
 out[1], out[2], out[3], out[4] = admitted, booked, num(wait), binding
 for i = 1, count do out[4 + count + i] = num(dims[i].level) end
 return out
 `,
-  sha1: "dcb246e5cced52fe202f1e0eb17ce4b97fe1048a",
+  sha1: "e25c591aea91e1a1935aa82eb9b099cb5ee86f60",
 };
