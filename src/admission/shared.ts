@@ -126,23 +126,7 @@ export class SharedAdmission extends QueuedAdmission {
   /** Stops booking and renewing; resolves once every settle, release and sync already made is written. */
   protected override finish(): Promise<void> {
     this.alarm.clear();
-    this.link.leave();
     return this.link.close();
-  }
-
-  protected override pump(): void {
-    super.pump();
-    this.leaveWhenIdle();
-  }
-
-  protected override afterRemoval(headChanged: boolean): void {
-    super.afterRemoval(headChanged);
-    this.leaveWhenIdle();
-  }
-
-  /** Nothing queued and nothing on its way: this process holds no other back in the store. */
-  private leaveWhenIdle(): void {
-    if (this.queue.size === 0 && this.batch === undefined && this.due === undefined) this.link.leave();
   }
 
   /**

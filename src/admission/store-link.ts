@@ -108,12 +108,6 @@ export class StoreLink {
     return this.store.dueIn!(this.layout, marks);
   }
 
-  /** This process wants no more for now (see {@link SharedStore.leave}). */
-  leave(): void {
-    const sent = this.store.leave?.();
-    if (sent) this.write(sent);
-  }
-
   /** A booking's answer: the store is up, and its levels are the latest. */
   booked(booking: Booking): void {
     this.recovered();

@@ -50,20 +50,12 @@ export class RedisStore implements SharedStore {
     const args = [...this.layoutArgs(layout), String(requests.length)];
     requests.forEach((costs, r) => args.push(...perDimension(`requests[${r}]`, layout, costs)));
     args.push(num("arrivalDelayMs", layout.arrivalDelayMs ?? 0), this.id, more ? "1" : "", this.listed ? "1" : "");
-    // Listed from now on if it may be: a reply that never comes leaves the next call to read the hash (an error
-    // reply changed nothing).
-    const wasListed = this.listed;
+    // Listed from now on if it may be: a reply that never comes leaves the next call to read the hash.
     this.listed ||= more;
     if (layout.concurrency !== undefined) {
       args.push(num("concurrency", layout.concurrency), String(this.leaseMs), prefix);
     }
-    const reply = fields(
-      await this.runner.run(scripts.book, this.bookKeys, args).catch((error: unknown) => {
-        if (this.isFinal(error)) this.listed = wasListed;
-        throw error;
-      }),
-      4 + 2 * n,
-    );
+    const reply = fields(await this.runner.run(scripts.book, this.bookKeys, args), 4 + 2 * n);
     const [admittedField, bookedField, waitMs, dimension] = reply as [Field, Field, Field, Field];
     const admitted = number(admittedField);
     const booked = number(bookedField) === 1;
@@ -86,12 +78,6 @@ export class RedisStore implements SharedStore {
       marks,
       levels: reply.slice(4 + n).map(number),
     };
-  }
-
-  leave(): Promise<void> | undefined {
-    if (!this.listed) return undefined;
-    this.listed = false;
-    return this.runner.run(scripts.leave, this.bookKeys, [this.id]).then(() => undefined);
   }
 
   async dueIn(layout: SharedLayout, marks: readonly (number | undefined)[]): Promise<number> {

@@ -168,13 +168,6 @@ export interface SharedStore {
    */
   dueIn?(layout: SharedLayout, marks: readonly (number | undefined)[]): Promise<number>;
   /**
-   * This process wants no more (nothing queued, nothing on its way): the
-   * store stops counting it among those served in step (see `more` on
-   * {@link SharedStore.book}), so that it holds nobody back. Returns
-   * `undefined` when there is nothing to write. Called often; optional.
-   */
-  leave?(): Promise<void> | undefined;
-  /**
    * Takes a concurrency lease for a booking that came due; `lease` undefined:
    * none free, retry after `retryMs`. Called only when `layout.concurrency` is set.
    */

@@ -5,9 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
-import { Limiter } from "../../src/index.js";
-import { RedisStore } from "../../src/redis/index.js";
-import { ADAPTERS, describeRedis, rawRedis, redisUrl, storeFactory } from "./helpers.js";
+import { describeRedis, rawRedis, storeFactory } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
 
 const rpm = layout([dim("rpm", 120)]);
@@ -101,36 +99,5 @@ describeRedis("booking in step with other processes", () => {
     expect(ttl).toBeLessThanOrEqual(1_000);
     await a.book(rpm, requests(1), false);
     expect(await raw.exists(`{${key}}:d`)).toBe(0);
-  });
-});
-
-describeRedis("a limiter that goes idle on a shared key", () => {
-  const raw = rawRedis();
-
-  it("leaves the demand hash once its last waiter has gone, admitted or not", { timeout: 10_000 }, async () => {
-    const key = `leave:${randomUUID()}`;
-    const connection = await ADAPTERS.ioredis(redisUrl!);
-    const limiter = new Limiter({
-      limits: { requests: { unit: "requests", limit: 16, windowMs: 60_000 } },
-      store: new RedisStore({ client: connection.client, key }),
-    });
-    try {
-      const controller = new AbortController();
-      const first = await Promise.all(Array.from({ length: 16 }, () => limiter.acquire(1)));
-      // Queued behind an empty bucket: this process wants more, and is listed.
-      const waiting = Array.from({ length: 5 }, () =>
-        limiter.acquire(1, { signal: controller.signal }).catch((e: unknown) => e),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await raw.hlen(`{${key}}:d`)).toBe(1);
-      controller.abort();
-      await Promise.all(waiting);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await raw.exists(`{${key}}:d`)).toBe(0);
-      for (const r of first) r.release();
-    } finally {
-      await limiter.close();
-      await connection.close();
-    }
   });
 });

@@ -2,9 +2,9 @@ import { BOOKING_BATCH } from "../../store/shared-store.js";
 
 /**
  * How long past the time it said it would book again a process's demand
- * counts (ms): one that stopped booking without leaving (it crashed; a
- * limiter whose queue empties leaves at once) holds the others back this
- * long at most; one slower to come back joins anew, a batch behind the lowest.
+ * counts (ms): one that stopped booking (it crashed, or its waiters left)
+ * holds the others back this long at most; one slower to come back joins
+ * anew, a batch behind the lowest.
  */
 const GRACE_MS = 1_000;
 
