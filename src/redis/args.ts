@@ -26,12 +26,12 @@ export function layoutArgs(layout: SharedLayout, dimensions: readonly SharedDime
   return args;
 }
 
-/** One finite number per dimension, aligned with the layout. */
-export function perDimension(what: string, layout: SharedLayout, values: readonly number[]): string[] {
+/** One finite number per dimension, aligned with the layout; an absent one (`undefined`) goes as empty. */
+export function perDimension(what: string, layout: SharedLayout, values: readonly (number | undefined)[]): string[] {
   if (values.length !== layout.dimensions.length) {
     throw new RangeError(
       `${what}: expected ${layout.dimensions.length} values (one per dimension), got ${values.length}`,
     );
   }
-  return values.map((value, i) => num(`${what}[${i}]`, value));
+  return values.map((value, i) => (value === undefined ? "" : num(`${what}[${i}]`, value)));
 }

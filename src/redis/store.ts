@@ -81,13 +81,7 @@ export class RedisStore implements SharedStore {
   }
 
   async dueIn(layout: SharedLayout, marks: readonly (number | undefined)[]): Promise<number> {
-    if (marks.length !== layout.dimensions.length) {
-      throw new RangeError(
-        `marks: expected ${layout.dimensions.length} values (one per dimension), got ${marks.length}`,
-      );
-    }
-    const args = [...this.layoutArgs(layout), this.id];
-    marks.forEach((mark, i) => args.push(mark === undefined ? "" : num(`marks[${i}]`, mark)));
+    const args = [...this.layoutArgs(layout), this.id, ...perDimension("marks", layout, marks)];
     const [waitMs] = fields(await this.runner.run(scripts.due, this.bookKeys, args), 2) as [Field, Field];
     return number(waitMs);
   }

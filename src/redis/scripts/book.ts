@@ -1,5 +1,5 @@
 import { DEMAND } from "./demand.js";
-import { LAYOUT, PRELUDE, SLOTS } from "./lua.js";
+import { LAYOUT, PRELUDE, SLOTS, WAIT_FOR } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
@@ -27,7 +27,7 @@ import type { Script } from "./script.js";
  * integers when whole, strings otherwise.
  */
 export const book: Script = {
-  source: `${PRELUDE}${LAYOUT}${SLOTS}
+  source: `${PRELUDE}${LAYOUT}${SLOTS}${WAIT_FOR}
 local m = tonumber(ARGV[rest])
 local after = rest + 1 + m * count
 local delay = tonumber(ARGV[after])
@@ -41,22 +41,15 @@ local admitted, booked, wait, binding, costs = 0, 0, 0, '', {}
 for r = 1, m do
   local first = rest + (r - 1) * count
   for i = 1, count do costs[i] = tonumber(ARGV[first + i]) end
-  -- Weighed only where the demand hash was read: a lone caller's one request is weighed if it comes to want more.
-  local share = read and weight(costs, dims, count) or 0
+  local share = weight(costs, dims, count)
   if ahead(share, r == 1) then
     wait, binding = fairWait(), 'fairness'
     break
   end
   for i = 1, count do
     local d, cost = dims[i], costs[i]
-    local w = 0
     -- Float slack: refill arithmetic can land a hair under a level that is, exactly, reached.
-    if d.level + 1e-9 * (cost > 1 and cost or 1) < cost then
-      w = (cost - d.level) * d.window / d.limit
-      -- Refill held back until the draws on their way have arrived.
-      if d.at > now then w = w + d.at - now end
-    end
-    if cost > 0 and d.paused - now > w then w = d.paused - now end
+    local w = waitFor(d, cost - d.level, 1e-9 * (cost > 1 and cost or 1), cost > 0)
     if w > wait then wait, binding = w, ARGV[d.f] end
   end
   if wait == 0 and concurrency then
@@ -85,11 +78,10 @@ end
 
 save(dims, count)
 -- A booking for later is taken: only requests left untaken, or queued behind, want more.
-local more = admitted + booked < m or ARGV[after + 2] == '1'
-keepDemand(wait, more, more and not read and admitted + booked > 0 and weight(costs, dims, count) or 0)
+keepDemand(wait, admitted + booked < m or ARGV[after + 2] == '1')
 out[1], out[2], out[3], out[4] = admitted, booked, num(wait), binding
 for i = 1, count do out[4 + count + i] = num(dims[i].level) end
 return out
 `,
-  sha1: "e25c591aea91e1a1935aa82eb9b099cb5ee86f60",
+  sha1: "b272834debc37df1127a8ae7ade5649a8ded87e3",
 };

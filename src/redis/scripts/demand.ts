@@ -21,15 +21,13 @@ const GRACE_MS = 1_000;
  * `served` is the caller's count: what this call took, on top of what the hash
  * says (one that joins starts a batch behind the lowest, so that its first
  * batch puts it level). `weight(costs, dims, n)` is a request's weight in
- * batches ({@link BOOKING_BATCH}), asked for only once the hash is read;
- * `ahead(w, first)` whether taking one of
+ * batches ({@link BOOKING_BATCH}); `ahead(w, first)` whether taking one of
  * weight `w` would put the caller more than a batch past the lowest count of
  * the others due to book by now (the first of a call goes whenever the caller
  * is not ahead): one waiting for its booking to come due holds nobody back
- * until then. `fairWait()` is the ms to wait then. `keepDemand(wait, more, unweighed)`
+ * until then. `fairWait()` is the ms to wait then. `keepDemand(wait, more)`
  * writes the caller's count back while it wants more (`wait`: ms until it
- * books again; `unweighed`: the weight of what the call took before the hash
- * was read), and removes it once it does not.
+ * books again), and removes it once it does not.
  *
  * The hash is read only when it can matter: a caller with no field whose call
  * holds one request is never ahead (its count starts below every other), so a
@@ -79,15 +77,12 @@ local function fairWait()
   return math.min(math.max((now - behindBack) / 4, 1), 50)
 end
 
-local function keepDemand(wait, more, unweighed)
+local function keepDemand(wait, more)
   if not more then
     if known then redis.call('HDEL', KEYS[3], me) end
     return
   end
-  if not read then
-    readDemand()
-    served = served + unweighed
-  end
+  if not read then readDemand() end
   local back = now + wait
   redis.call('HSET', KEYS[3], me, str(served) .. ' ' .. str(back))
   if back > latest then latest = back end

@@ -1,5 +1,5 @@
 import { HEARD } from "./demand.js";
-import { LAYOUT, PRELUDE } from "./lua.js";
+import { BOOKED_AFTER, LAYOUT, PRELUDE, WAIT_FOR } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
@@ -13,26 +13,19 @@ import type { Script } from "./script.js";
  * binding dimension.
  */
 export const due: Script = {
-  source: `${PRELUDE}${LAYOUT}
+  source: `${PRELUDE}${LAYOUT}${BOOKED_AFTER}${WAIT_FOR}
 local me = ARGV[rest]
 ${HEARD}
 local wait, binding = 0, ''
 for i = 1, count do
   local d, mark = dims[i], tonumber(ARGV[rest + i])
   if mark then
-    -- A mark above the total means the state was lost since: nothing known was booked after it.
-    local covered = d.level + math.max(0, d.total - mark)
-    local w = 0
-    if covered < -1e-9 * math.max(1, math.abs(mark)) then
-      w = -covered * d.window / d.limit
-      if d.at > now then w = w + d.at - now end
-    end
-    if d.paused - now > w then w = d.paused - now end
+    local w = waitFor(d, -(d.level + bookedAfter(d, mark)), 1e-9 * math.max(1, math.abs(mark)), true)
     if w > wait then wait, binding = w, ARGV[d.f] end
   end
 end
 heard(wait)
 return { num(wait), binding }
 `,
-  sha1: "6416e0d63fdd49d7b7b695032a709c84ea3129e4",
+  sha1: "44df4647394309e941a1a259526f0e152ceac74f",
 };

@@ -1,4 +1,4 @@
-import { LAYOUT, PRELUDE } from "./lua.js";
+import { BOOKED_AFTER, LAYOUT, PRELUDE } from "./lua.js";
 import type { Script } from "./script.js";
 
 /**
@@ -12,11 +12,10 @@ import type { Script } from "./script.js";
  * the own count too. ARGV after the layout: remaining, brought, mark, raise.
  */
 export const lower: Script = {
-  source: `${PRELUDE}${LAYOUT}
+  source: `${PRELUDE}${LAYOUT}${BOOKED_AFTER}
 local d = dims[1]
 local remaining, brought, mark = tonumber(ARGV[rest]), tonumber(ARGV[rest + 1]), tonumber(ARGV[rest + 2])
--- A mark above the total means the state was lost since: nothing known was booked after it.
-if mark then brought = brought - math.max(0, d.total - mark) end
+if mark then brought = brought - bookedAfter(d, mark) end
 local truth = math.max(0, math.min(remaining, brought))
 local below = ARGV[d.f] .. ':h'
 -- The own count refills as the level does, and stops at capacity too.
@@ -27,5 +26,5 @@ d.level = set
 save({ d }, 1)
 redis.call('HSET', KEYS[1], below, str(own - set))
 `,
-  sha1: "a75438f54aa5b0b9d2ca1eed7d82def6cffadf5a",
+  sha1: "f1747cf145af0878700d14afd5293b599962dd20",
 };

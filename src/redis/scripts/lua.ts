@@ -179,3 +179,30 @@ local function slot(concurrency, leaseMs, id)
   return true, 0
 end
 `;
+
+/**
+ * `bookedAfter(d, mark)`: what was booked on dimension `d` after `mark` (a
+ * {@link Booking.marks} value), for the scripts that take a mark.
+ */
+export const BOOKED_AFTER = `
+-- A mark above the total means the state was lost since: nothing known was booked after it.
+local function bookedAfter(d, mark) return math.max(0, d.total - mark) end
+`;
+
+/**
+ * `waitFor(d, missing, slack, paused)`: the ms until dimension `d` has refilled
+ * `missing` more (nothing when it lacks no more than `slack`), after the refill
+ * held back for draws on their way, and, when `paused` counts, past its pause.
+ */
+export const WAIT_FOR = `
+local function waitFor(d, missing, slack, paused)
+  local w = 0
+  if missing > slack then
+    w = missing * d.window / d.limit
+    -- Refill held back until the draws on their way have arrived.
+    if d.at > now then w = w + d.at - now end
+  end
+  if paused and d.paused - now > w then w = d.paused - now end
+  return w
+end
+`;
