@@ -9,8 +9,10 @@ import {
   type Booking,
   type StoreFailurePolicy,
 } from "../store/shared-store.js";
+import type { Estimate } from "../core/limits.js";
 import type { AdmissionLevels, AdmissionParts } from "./admission.js";
 import { Alarm } from "./alarm.js";
+import { CREDIT_HOT_MS } from "./credit.js";
 import { QueuedAdmission } from "./queued.js";
 import type { StoreLink } from "./store-link.js";
 import type { Waiter } from "./waiter.js";
@@ -27,6 +29,8 @@ interface Batch {
   readonly costs: readonly (readonly number[])[];
   /** The waiters still queued; what the call takes for one that left is given back. */
   readonly queued: Set<Waiter>;
+  /** Per dimension, what the call books after the waiters as credit (see `StoreLink.creditFor`). */
+  readonly slice: readonly number[] | undefined;
 }
 
 /** The head's booking for later, waiting to come due (then for a concurrency lease). */
@@ -45,8 +49,9 @@ interface Due {
  * does not is booked for later and, alone, waits until it is due, takes a
  * concurrency lease if one is needed, and is admitted; the waiters behind it
  * book after it. So a process holds at most one booking for later, and
- * processes are served in booking order. While the store is unreachable, its
- * failure policy decides.
+ * processes are served in booking order. A caller admitting one request after
+ * another books credit with them, and is admitted from it with no round trip
+ * (see `Credit`). While the store is unreachable, its failure policy decides.
  */
 export class SharedAdmission extends QueuedAdmission {
   /** At most one of these at a time: a booking call on its way, or its booking for later. */
@@ -58,6 +63,8 @@ export class SharedAdmission extends QueuedAdmission {
   private readonly alarm: Alarm;
   private readonly policy: StoreFailurePolicy;
   private readonly fallback: LocalBuckets | undefined;
+  /** Monotonic time of this process's latest admission: a lone head served soon after books credit. */
+  private lastAdmittedAt = -Infinity;
 
   constructor(
     parts: AdmissionParts,
@@ -101,8 +108,7 @@ export class SharedAdmission extends QueuedAdmission {
   }
 
   protected override admit(waiter: Waiter, now: number, marks?: readonly number[], lease?: string): void {
-    for (const { name, dimension } of this.meters.list)
-      this.link.onTheirWay.sent(name, costOf(dimension.unit, waiter.estimate), now);
+    this.sent(waiter.estimate, now);
     super.admit(waiter, now, marks, lease);
   }
 
@@ -141,6 +147,12 @@ export class SharedAdmission extends QueuedAdmission {
       return;
     }
     if (this.batch || this.due) return;
+    // Credit was booked: it admits whether the store answers now or not.
+    const marks = head.reserve > 0 ? undefined : this.link.takeCredit(this.link.costsOf(head.estimate));
+    if (marks) {
+      this.admitUnbooked(head, undefined, marks);
+      return;
+    }
     if (now < this.link.downUntil) {
       this.serveDuringOutage(head);
       return;
@@ -169,9 +181,12 @@ export class SharedAdmission extends QueuedAdmission {
       costs.push(cost);
       return true;
     });
-    const batch: Batch = { waiters, costs, queued: new Set(waiters) };
+    // A lone head soon after an admission: its caller admits one request after another; book ahead for the next.
+    const lone = !alone && this.queue.size === 1 && now - this.lastAdmittedAt <= CREDIT_HOT_MS;
+    const slice = lone ? this.link.creditFor(costs[0]!) : undefined;
+    const batch: Batch = { waiters, costs, queued: new Set(waiters), slice };
     this.batch = batch;
-    this.link.book(costs, this.queue.size > waiters.length).then(
+    this.link.book(slice ? [...costs, slice] : costs, this.queue.size > waiters.length).then(
       (booking) => this.answer(() => this.onBooked(batch, booking)),
       (error: unknown) => this.answer(() => this.onFailure(batch, error)),
     );
@@ -203,8 +218,22 @@ export class SharedAdmission extends QueuedAdmission {
     this.link.giveBack(due.costs);
   }
 
-  protected takeNow(): AdmittedCall | undefined {
-    return undefined; // admission books through the store: see `serve`
+  /** Admission at once comes only from credit: anything else books through the store (see `serve`). */
+  protected takeNow(
+    estimate: Estimate,
+    signal: AbortSignal | undefined,
+    refundable: boolean,
+    reserve: number,
+    priority: string,
+    tenant: string | undefined,
+  ): AdmittedCall | undefined {
+    // A class with headroom books alone: its take is checked against the levels the store answers.
+    const marks = reserve > 0 ? undefined : this.link.takeCredit(this.link.costsOf(estimate));
+    if (!marks) return undefined;
+    const now = this.clock.now();
+    this.sent(estimate, now);
+    this.opened(now);
+    return this.ledger.open(estimate, signal, now, refundable, priority, tenant, marks);
   }
 
   /**
@@ -243,8 +272,11 @@ export class SharedAdmission extends QueuedAdmission {
     this.rearmDeadlines();
   }
 
-  private onBooked(batch: Batch, booking: Booking): void {
-    this.link.booked(booking);
+  private onBooked(batch: Batch, answer: Booking): void {
+    this.link.booked(answer);
+    // Somebody waits on a bucket (this process, or another): credit must not admit ahead of them.
+    if (answer.waitMs > 0) this.link.endCredit();
+    const booking = batch.slice ? this.tookSlice(batch.slice, batch.waiters.length, answer) : answer;
     if (batch.waiters[0]!.reserve > 0 && this.intoReserve(batch, booking)) return;
     const { waiters, costs, queued } = batch;
     for (let i = 0; i < booking.admitted; i++) {
@@ -274,6 +306,22 @@ export class SharedAdmission extends QueuedAdmission {
     }
     this.due = { waiter, costs: costs[i]!, marks: booking.marks[i]!, at: now + booking.waitMs };
     this.awaitDue(this.due);
+  }
+
+  /**
+   * The credit booked after a batch's `n` waiters: held when taken now, given back when booked for later.
+   * Returns the answer as it concerns the waiters alone.
+   */
+  private tookSlice(slice: readonly number[], n: number, booking: Booking): Booking {
+    if (booking.admitted > n) {
+      this.link.granted(slice, booking.marks[n]!, booking.levels);
+      return { ...booking, admitted: n };
+    }
+    if (booking.booked && booking.admitted === n) {
+      this.link.giveBack(slice);
+      return { ...booking, booked: false, waitMs: 0, dimension: undefined };
+    }
+    return booking;
   }
 
   /**
@@ -364,12 +412,19 @@ export class SharedAdmission extends QueuedAdmission {
   }
 
   /**
-   * Admitted by the failure policy, with no round trip: the next head is
-   * served in a microtask, not inline (that would recurse).
+   * Admitted with no round trip (from credit, or by the failure policy): the
+   * next head is served in a microtask, not inline (that would recurse).
    */
-  private admitUnbooked(head: Waiter, lease: string | undefined): void {
-    this.admit(head, this.clock.now(), undefined, lease);
+  private admitUnbooked(head: Waiter, lease: string | undefined, marks?: readonly number[]): void {
+    this.admit(head, this.clock.now(), marks, lease);
     queueMicrotask(() => this.pump());
+  }
+
+  /** A call admitted at `now` drew `estimate`: on its way to the provider, as header sync counts it. */
+  private sent(estimate: Estimate, now: number): void {
+    this.lastAdmittedAt = now;
+    for (const { name, dimension } of this.meters.list)
+      this.link.onTheirWay.sent(name, costOf(dimension.unit, estimate), now);
   }
 
   private admitBooked(waiter: Waiter, marks: readonly number[] | undefined, lease: string | undefined): void {

@@ -11,6 +11,7 @@ import {
   type SharedReading,
   type SharedStore,
 } from "../store/shared-store.js";
+import { Credit } from "./credit.js";
 import { DrawsOnTheirWay } from "./draws-on-their-way.js";
 
 /** Backoff while the store is down: the first retry, and the longest gap between probes. */
@@ -21,8 +22,9 @@ const OUTAGE_MAX_MS = 2_000;
  * This process's side of a {@link SharedStore}: the layout sent with every
  * call, the levels as of the last round trip, the writes that go through
  * (settles batched per microtask, releases, header sync, pauses) and the
- * concurrency leases held, renewed while held. It also tells whether the
- * store is down: after a failure, for a backoff that doubles up to 2 s.
+ * concurrency leases held, renewed while held, and the {@link Credit} booked
+ * ahead. It also tells whether the store is down: after a failure, for a
+ * backoff that doubles up to 2 s.
  */
 export class StoreLink {
   private layout: SharedLayout;
@@ -40,6 +42,8 @@ export class StoreLink {
   downUntil = 0;
   /** This process's draws that may not have reached the provider yet: header sync discounts them. */
   readonly onTheirWay: DrawsOnTheirWay;
+  /** Room booked ahead for a caller admitting one request after another; header sync discounts it too. */
+  private readonly credit: Credit;
 
   constructor(
     readonly store: SharedStore,
@@ -50,11 +54,14 @@ export class StoreLink {
   ) {
     this.layout = { dimensions: [], concurrency: undefined, initialFraction, arrivalDelayMs };
     this.onTheirWay = new DrawsOnTheirWay(clock, arrivalDelayMs);
+    this.credit = new Credit(clock, (left) => this.giveBack(left));
   }
 
   /** Sends later calls with these dimensions and concurrency limit. */
   configure(dimensions: readonly Dimension[], concurrency: number | undefined): void {
-    this.flush(); // pending deltas are aligned with the old dimensions
+    // Credit and pending deltas are aligned with the old dimensions.
+    this.credit.end();
+    this.flush();
     this.dimensions = dimensions;
     this.layout = {
       dimensions: dimensions.map(({ name, limit, windowMs, capacity }) => ({ name, limit, windowMs, capacity })),
@@ -95,6 +102,36 @@ export class StoreLink {
   book(requests: readonly (readonly number[])[], more: boolean): Promise<Booking> {
     this.flush();
     return this.store.book(this.layout, requests, more);
+  }
+
+  /**
+   * What to book ahead, as credit, after a lone head costing `costs`
+   * (`undefined`: nothing); never with concurrency limited, as credit holds no leases.
+   */
+  creditFor(costs: readonly number[]): number[] | undefined {
+    if (this.leased) return undefined;
+    const levels = this.dimensions.map((d) => this.mirror.get(d.name) ?? 0);
+    return this.credit.want(costs, levels, this.capacities());
+  }
+
+  /**
+   * A booking took `slice` ahead, with `marks`, leaving `levels`: held as credit, or given back at once when
+   * a level fell under the floor (other processes drew meanwhile).
+   */
+  granted(slice: readonly number[], marks: readonly number[], levels: readonly number[]): void {
+    if (Credit.fits(slice, levels, this.capacities())) this.credit.add(slice, marks);
+    else this.giveBack(slice);
+  }
+
+  /** Takes `costs` from the credit when it covers them: the marks to admit with; else `undefined`. */
+  takeCredit(costs: readonly number[]): readonly number[] | undefined {
+    return this.credit.take(costs);
+  }
+
+  /** Gives the credit back now, in writes sent before any that follow. */
+  endCredit(): void {
+    this.credit.end();
+    this.flush();
   }
 
   /** Whether the store tells when a booking for later is due, now (see {@link SharedStore.dueIn}). */
@@ -193,15 +230,19 @@ export class StoreLink {
     if (index < 0) return;
     // Headers stamped at completion count the settles made before them: those go first.
     this.flush();
-    // Nor have they seen this process's draws still on their way (see LocalLevels for the in-process case).
-    const remaining = Math.max(0, reading.remaining - this.onTheirWay.total(meter.name));
-    this.write(this.store.resync(this.layout, index, { ...reading, remaining }));
+    // Nor have they seen this process's draws still on their way (see LocalLevels for the in-process case), nor
+    // its credit, which was booked (so no mark discounts it) but not drawn.
+    const held = this.credit.held(index);
+    const remaining = Math.max(0, reading.remaining - this.onTheirWay.total(meter.name) - held);
+    this.write(this.store.resync(this.layout, index, { ...reading, remaining, brought: reading.brought - held }));
   }
 
   /** Lowers dimension `name` to at most `level`, in every process. */
   lower(name: string, level: number): void {
     const index = this.indexOf(name);
     if (index < 0) return;
+    // Credit would admit past the lowered level: it goes back first.
+    this.credit.end();
     this.mirror.set(name, Math.min(this.mirror.get(name) ?? level, level));
     this.flush();
     this.write(this.store.lower(this.layout, index, level, undefined));
@@ -211,20 +252,24 @@ export class StoreLink {
   pause(name: string, until: number): void {
     const index = this.indexOf(name);
     if (index < 0) return;
+    // Credit would admit through the pause: it goes back first.
+    this.endCredit();
     this.write(this.store.pause(this.layout, [index], until - this.clock.now()));
   }
 
   /** No admission with a positive cost anywhere for `ms` from now, in every process. */
   pauseAll(ms: number): void {
+    this.endCredit();
     this.write(this.store.pause(this.layout, undefined, ms));
   }
 
-  /** The levels as of the last round trip. */
+  /** The levels as of the last round trip, with the credit this process holds on top (it may admit that too). */
   snapshot(): Record<string, DimensionSnapshot> {
     const view: Record<string, DimensionSnapshot> = {};
-    for (const { name, limit, windowMs, capacity } of this.dimensions) {
-      view[name] = { limit, windowMs, capacity, available: this.mirror.get(name) ?? capacity };
-    }
+    this.dimensions.forEach(({ name, limit, windowMs, capacity }, i) => {
+      const available = (this.mirror.get(name) ?? capacity) + this.credit.held(i);
+      view[name] = { limit, windowMs, capacity, available };
+    });
     return view;
   }
 
@@ -249,8 +294,8 @@ export class StoreLink {
   /** Stops renewing; resolves once every write made so far is answered. */
   async close(): Promise<void> {
     this.stopRenewing();
-    // Settles wait a microtask to go as one write: send them now.
-    this.flush();
+    // Settles wait a microtask to go as one write: send them now, with the credit left.
+    this.endCredit();
     await Promise.all(this.writes);
   }
 
@@ -274,6 +319,10 @@ export class StoreLink {
     this.pending = undefined;
     if (!deltas || deltas.every((d) => d === 0)) return;
     this.write(this.store.adjust(this.layout, deltas));
+  }
+
+  private capacities(): number[] {
+    return this.dimensions.map((d) => d.capacity);
   }
 
   private indexOf(name: string): number {

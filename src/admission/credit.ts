@@ -1,0 +1,115 @@
+import type { Clock } from "../core/clock.js";
+
+/**
+ * A head served within this many ms of the process's previous admission books
+ * credit with it: the caller is admitting one request after another, and the
+ * next is likely to come as soon.
+ */
+export const CREDIT_HOT_MS = 1;
+/** Credit unused this long (ms) after it was last booked goes back to the store. */
+export const CREDIT_MS = 50;
+/** Credit is booked for this many requests like the head… */
+export const CREDIT_REQUESTS = 16;
+/** …and no more of a bucket than this share of its capacity. */
+export const CREDIT_SHARE = 1 / 64;
+/**
+ * Credit is booked, and kept, only while every bucket stays at least this
+ * share of its capacity full after it: a bucket that full has nobody waiting
+ * on it, so what the credit holds is taken from nobody.
+ */
+export const CREDIT_FLOOR = 1 / 2;
+
+/**
+ * Room a process booked in the shared store ahead of its own requests, per
+ * dimension (the layout's order): a caller admitting one request after another
+ * takes from it with no round trip, so a lone caller pays one round trip per
+ * {@link CREDIT_REQUESTS} admissions instead of one each. The store counted it
+ * as drawn when it was booked, so no process can over-admit through it; what is
+ * unused goes back (`onReturn`) once it has been held {@link CREDIT_MS}, and
+ * at once when something the store does not know of here must reach every
+ * admission (a pause, a lowered level, a booking for later, closing).
+ */
+export class Credit {
+  /** What is left per dimension; empty while there is no credit. */
+  private left: number[] = [];
+  /** The marks of the booking that last added to it: those of every request admitted from it. */
+  private marks: readonly number[] = [];
+  private expiresAt = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly onReturn: (left: readonly number[]) => void,
+  ) {}
+
+  /**
+   * What to book after a lone head costing `costs`, to top the credit up, from
+   * the levels as last seen and the capacities; `undefined`: nothing (the head
+   * would leave no room for another like it, or a bucket would fall under the floor).
+   */
+  want(costs: readonly number[], levels: readonly number[], capacities: readonly number[]): number[] | undefined {
+    const slice: number[] = [];
+    let any = false;
+    for (let i = 0; i < costs.length; i++) {
+      const cost = costs[i]!;
+      const capacity = capacities[i]!;
+      const target = Math.min(cost * CREDIT_REQUESTS, capacity * CREDIT_SHARE);
+      if (target < cost) return undefined;
+      const more = Math.max(0, target - (this.left[i] ?? 0));
+      if (target > 0 && levels[i]! - cost - more < capacity * CREDIT_FLOOR) return undefined;
+      slice.push(more);
+      any ||= more > 0;
+    }
+    return any ? slice : undefined;
+  }
+
+  /** `slice`, booked with `marks`, is added; held until {@link CREDIT_MS} from now unless used or returned. */
+  add(slice: readonly number[], marks: readonly number[]): void {
+    this.left = slice.map((amount, i) => amount + (this.left[i] ?? 0));
+    this.marks = marks;
+    this.expiresAt = this.clock.now() + CREDIT_MS;
+    this.arm(CREDIT_MS);
+  }
+
+  /** Takes `costs` when every dimension's credit covers them: the marks to admit with; else `undefined`. */
+  take(costs: readonly number[]): readonly number[] | undefined {
+    const left = this.left;
+    if (left.length === 0) return undefined;
+    for (let i = 0; i < left.length; i++) if (costs[i]! > left[i]!) return undefined;
+    for (let i = 0; i < left.length; i++) left[i]! -= costs[i]!;
+    return this.marks;
+  }
+
+  /** What dimension `index` holds now: header sync takes it off a reading, which has not seen it drawn. */
+  held(index: number): number {
+    return this.left[index] ?? 0;
+  }
+
+  /** Whether `levels`, the store's after booking `slice`, leave room for it (see {@link CREDIT_FLOOR}). */
+  static fits(slice: readonly number[], levels: readonly number[], capacities: readonly number[]): boolean {
+    return slice.every((amount, i) => amount === 0 || levels[i]! >= capacities[i]! * CREDIT_FLOOR);
+  }
+
+  /** Gives what is left back (through `onReturn`) and holds nothing. */
+  end(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const left = this.left;
+    this.left = [];
+    if (left.some((amount) => amount > 0)) this.onReturn(left);
+  }
+
+  private arm(ms: number): void {
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(this.expire, ms);
+    // Credit serves calls to come; it must not keep the process alive.
+    this.timer.unref?.();
+  }
+
+  private readonly expire = (): void => {
+    this.timer = undefined;
+    const rest = this.expiresAt - this.clock.now();
+    if (rest > 0) this.arm(Math.ceil(rest));
+    else this.end();
+  };
+}
