@@ -1,12 +1,16 @@
-import type { Clock } from "../core/clock.js";
-
 /**
  * A head served within this many ms of the process's previous admission books
  * credit with it: the caller is admitting one request after another, and the
  * next is likely to come as soon.
  */
 export const CREDIT_HOT_MS = 1;
-/** Credit unused this long (ms) after it was last booked goes back to the store. */
+/**
+ * Credit is held at most this long (ms) from the booking that started it; what
+ * is unused then goes back to the store. A call admitted from it reaches the
+ * provider at most this much later than a call admitted by its booking would,
+ * so a booking with credit holds refill back that much longer (see
+ * {@link SharedLayout.arrivalDelayMs}).
+ */
 export const CREDIT_MS = 50;
 /** Credit is booked for this many requests like the head… */
 export const CREDIT_REQUESTS = 16;
@@ -25,22 +29,19 @@ export const CREDIT_FLOOR = 1 / 2;
  * takes from it with no round trip, so a lone caller pays one round trip per
  * {@link CREDIT_REQUESTS} admissions instead of one each. The store counted it
  * as drawn when it was booked, so no process can over-admit through it; what is
- * unused goes back (`onReturn`) once it has been held {@link CREDIT_MS}, and
- * at once when something the store does not know of here must reach every
- * admission (a pause, a lowered level, a booking for later, closing).
+ * unused goes back (`onReturn`) {@link CREDIT_MS} after the booking that
+ * started it, and at once when something must reach every admission that the
+ * credit would admit past (a pause, a lowered level, a booking for later,
+ * closing).
  */
 export class Credit {
   /** What is left per dimension; empty while there is no credit. */
   private left: number[] = [];
   /** The marks of the booking that last added to it: those of every request admitted from it. */
   private marks: readonly number[] = [];
-  private expiresAt = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(
-    private readonly clock: Clock,
-    private readonly onReturn: (left: readonly number[]) => void,
-  ) {}
+  constructor(private readonly onReturn: (left: readonly number[]) => void) {}
 
   /**
    * What to book after a lone head costing `costs`, to top the credit up, from
@@ -63,12 +64,14 @@ export class Credit {
     return any ? slice : undefined;
   }
 
-  /** `slice`, booked with `marks`, is added; held until {@link CREDIT_MS} from now unless used or returned. */
+  /** `slice`, booked with `marks`, is added; held until {@link CREDIT_MS} after the booking that started the credit. */
   add(slice: readonly number[], marks: readonly number[]): void {
     this.left = slice.map((amount, i) => amount + (this.left[i] ?? 0));
     this.marks = marks;
-    this.expiresAt = this.clock.now() + CREDIT_MS;
-    this.arm(CREDIT_MS);
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => this.end(), CREDIT_MS);
+    // Credit serves calls to come; it must not keep the process alive.
+    this.timer.unref?.();
   }
 
   /** Takes `costs` when every dimension's credit covers them: the marks to admit with; else `undefined`. */
@@ -98,18 +101,4 @@ export class Credit {
     this.left = [];
     if (left.some((amount) => amount > 0)) this.onReturn(left);
   }
-
-  private arm(ms: number): void {
-    if (this.timer !== undefined) return;
-    this.timer = setTimeout(this.expire, ms);
-    // Credit serves calls to come; it must not keep the process alive.
-    this.timer.unref?.();
-  }
-
-  private readonly expire = (): void => {
-    this.timer = undefined;
-    const rest = this.expiresAt - this.clock.now();
-    if (rest > 0) this.arm(Math.ceil(rest));
-    else this.end();
-  };
 }

@@ -186,7 +186,7 @@ export class SharedAdmission extends QueuedAdmission {
     const slice = lone ? this.link.creditFor(costs[0]!) : undefined;
     const batch: Batch = { waiters, costs, queued: new Set(waiters), slice };
     this.batch = batch;
-    this.link.book(slice ? [...costs, slice] : costs, this.queue.size > waiters.length).then(
+    this.link.book(slice ? [...costs, slice] : costs, this.queue.size > waiters.length, slice !== undefined).then(
       (booking) => this.answer(() => this.onBooked(batch, booking)),
       (error: unknown) => this.answer(() => this.onFailure(batch, error)),
     );

@@ -11,7 +11,7 @@ import {
   type SharedReading,
   type SharedStore,
 } from "../store/shared-store.js";
-import { Credit } from "./credit.js";
+import { Credit, CREDIT_MS } from "./credit.js";
 import { DrawsOnTheirWay } from "./draws-on-their-way.js";
 
 /** Backoff while the store is down: the first retry, and the longest gap between probes. */
@@ -28,6 +28,8 @@ const OUTAGE_MAX_MS = 2_000;
  */
 export class StoreLink {
   private layout: SharedLayout;
+  /** The layout of a booking with credit, sent as one object so that a store can keep what it makes of it. */
+  private creditLayout: SharedLayout;
   private dimensions: readonly Dimension[] = [];
   /** Levels as of the last round trip. */
   private readonly mirror = new Map<string, number>();
@@ -52,9 +54,9 @@ export class StoreLink {
     private readonly arrivalDelayMs: number,
     private readonly warn: (warning: Error) => void,
   ) {
-    this.layout = { dimensions: [], concurrency: undefined, initialFraction, arrivalDelayMs };
+    this.layout = this.creditLayout = { dimensions: [], concurrency: undefined, initialFraction, arrivalDelayMs };
     this.onTheirWay = new DrawsOnTheirWay(clock, arrivalDelayMs);
-    this.credit = new Credit(clock, (left) => this.giveBack(left));
+    this.credit = new Credit((left) => this.giveBack(left));
   }
 
   /** Sends later calls with these dimensions and concurrency limit. */
@@ -69,6 +71,7 @@ export class StoreLink {
       initialFraction: this.initialFraction,
       arrivalDelayMs: this.arrivalDelayMs,
     };
+    this.creditLayout = { ...this.layout, arrivalDelayMs: this.arrivalDelayMs + CREDIT_MS };
     this.onTheirWay.configure(dimensions.map((d) => d.name));
     for (const name of [...this.mirror.keys()]) if (!dimensions.some((d) => d.name === name)) this.mirror.delete(name);
     for (const d of dimensions) {
@@ -97,11 +100,12 @@ export class StoreLink {
 
   /**
    * Books `requests` (see {@link SharedStore.book}; `more`: others are queued behind them), after the
-   * settles made so far (it must see their refunds).
+   * settles made so far (it must see their refunds). `credit`: the last is credit (see {@link creditFor}),
+   * whose calls reach the provider up to {@link CREDIT_MS} later.
    */
-  book(requests: readonly (readonly number[])[], more: boolean): Promise<Booking> {
+  book(requests: readonly (readonly number[])[], more: boolean, credit = false): Promise<Booking> {
     this.flush();
-    return this.store.book(this.layout, requests, more);
+    return this.store.book(credit ? this.creditLayout : this.layout, requests, more);
   }
 
   /**
