@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { Limiter } from "../../src/index.js";
-import { RedisStore, type RedisScriptClient } from "../../src/redis/index.js";
-import { ADAPTERS, ADAPTER_NAMES, describeRedis, levels, redisUrl, storeFactory } from "./helpers.js";
+import { RedisStore } from "../../src/redis/index.js";
+import { ADAPTERS, ADAPTER_NAMES, counting, describeRedis, levels, redisUrl, storeFactory } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
 
 describeRedis.each(ADAPTER_NAMES)("book a batch (%s)", (adapter) => {
@@ -47,22 +47,6 @@ describeRedis.each(ADAPTER_NAMES)("book a batch (%s)", (adapter) => {
     expect(booking.levels).toEqual([98]);
   });
 });
-
-/** A client that counts the calls it sends: each is one round trip. */
-function counting(client: RedisScriptClient): RedisScriptClient & { calls: number } {
-  const counted = {
-    calls: 0,
-    evalsha: (...args: Parameters<RedisScriptClient["evalsha"]>) => {
-      counted.calls++;
-      return client.evalsha(...args);
-    },
-    eval: (...args: Parameters<RedisScriptClient["eval"]>) => {
-      counted.calls++;
-      return client.eval(...args);
-    },
-  };
-  return counted;
-}
 
 it.skipIf(redisUrl === undefined)(
   "a limiter admits every waiter queued in one tick with one round trip, in FIFO order",

@@ -76,6 +76,22 @@ export function storeFactory(adapter: AdapterName): (options?: Partial<RedisStor
   };
 }
 
+/** A client that counts the calls it sends: each is one round trip. */
+export function counting(client: RedisScriptClient): RedisScriptClient & { calls: number } {
+  const counted = {
+    calls: 0,
+    evalsha: (...args: Parameters<RedisScriptClient["evalsha"]>) => {
+      counted.calls++;
+      return client.evalsha(...args);
+    },
+    eval: (...args: Parameters<RedisScriptClient["eval"]>) => {
+      counted.calls++;
+      return client.eval(...args);
+    },
+  };
+  return counted;
+}
+
 /** The levels now, read by a booking call that carries no request. */
 export async function levels(store: SharedStore, of: SharedLayout): Promise<readonly number[]> {
   return (await store.book(of, [])).levels;

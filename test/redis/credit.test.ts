@@ -1,0 +1,75 @@
+/**
+ * Credit on a real Redis: a caller admitting one request after another pays a
+ * round trip per booking, not per admission, and gives back what it did not
+ * use; callers in several processes admitting from credit never take more
+ * than the bucket holds.
+ */
+import { randomUUID } from "node:crypto";
+import { expect, it } from "vitest";
+import { CREDIT_REQUESTS } from "../../src/admission/credit.js";
+import { Limiter, WaitTimeoutError, type CustomLimit } from "../../src/index.js";
+import { RedisStore } from "../../src/redis/index.js";
+import { ADAPTERS, counting, describeRedis, levels, redisUrl, timed } from "./helpers.js";
+import { dim, layout } from "./layouts.js";
+
+describeRedis("credit on Redis", () => {
+  it("a caller admitting one request after another books about once per 17, and gives back what it holds", async () => {
+    const connection = await ADAPTERS.ioredis(redisUrl!);
+    const key = `credit:${randomUUID()}`;
+    // 10,000 an hour: refill (under 3 a second) cannot hide a lost or a doubled credit.
+    const limits: Record<string, CustomLimit> = { requests: { unit: "requests", limit: 10_000, windowMs: 3_600_000 } };
+    try {
+      const client = counting(connection.client);
+      const limiter = new Limiter({ limits, store: new RedisStore({ client, key }) });
+      const { ms } = await timed(async () => {
+        for (let i = 0; i < 200; i++) (await limiter.acquire(0)).release();
+        await limiter.close();
+      });
+      // A loaded machine may leave more than 1 ms between two admissions: each such gap costs one booking more.
+      expect(client.calls).toBeLessThan(200 / 4);
+      expect(client.calls).toBeGreaterThanOrEqual(Math.ceil(200 / (CREDIT_REQUESTS + 1)));
+      const [level] = await levels(
+        new RedisStore({ client: connection.client, key }),
+        layout([dim("requests", 10_000, 3_600_000)]),
+      );
+      expect(level).toBeGreaterThanOrEqual(10_000 - 200);
+      expect(level).toBeLessThanOrEqual(10_000 - 200 + (ms * 10_000) / 3_600_000);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it("callers in two processes admitting from credit take no more than the bucket holds", async () => {
+    const connections = await Promise.all([ADAPTERS.ioredis(redisUrl!), ADAPTERS.ioredis(redisUrl!)]);
+    const key = `credit:${randomUUID()}`;
+    const limits: Record<string, CustomLimit> = { requests: { unit: "requests", limit: 200, windowMs: 60_000 } };
+    try {
+      const limiters = connections.map(
+        ({ client }) => new Limiter({ limits, store: new RedisStore({ client, key }), onWarning: () => {} }),
+      );
+      const { value: admitted, ms } = await timed(() =>
+        Promise.all(
+          limiters.map(async (limiter) => {
+            let count = 0;
+            for (let i = 0; i < 150; i++) {
+              try {
+                (await limiter.acquire(0, { maxWaitMs: 0 })).release();
+                count++;
+              } catch (error) {
+                if (!(error instanceof WaitTimeoutError)) throw error;
+              }
+            }
+            return count;
+          }),
+        ),
+      );
+      const total = admitted[0]! + admitted[1]!;
+      expect(total).toBeLessThanOrEqual(200 + (ms * 200) / 60_000);
+      // Nothing is lost either: credit is booked only while the bucket is half full, and given back.
+      expect(total).toBeGreaterThanOrEqual(199);
+      await Promise.all(limiters.map((limiter) => limiter.close()));
+    } finally {
+      await Promise.all(connections.map((c) => c.close()));
+    }
+  });
+});
