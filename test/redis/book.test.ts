@@ -35,6 +35,20 @@ describeRedis.each(ADAPTER_NAMES)("book (%s)", (adapter) => {
     expect(next.waitMs).toBeGreaterThan(held.waitMs + 200 - 20);
   });
 
+  it("holds refill back the arrival delay more after a booking for later of nearly the whole bucket", async () => {
+    const s = await store();
+    const rps = layout([dim("rps", 100, 1_000)], { arrivalDelayMs: 300 });
+    const { value: third, ms } = await timed(async () => {
+      await bookOne(s, rps, [100]); // from full: no refill until 300 ms
+      // Due after that hold and 1 s of refill, when the provider's bucket may be full: it arrives up to 300 ms later.
+      await bookOne(s, rps, [100]);
+      return bookOne(s, rps, [1]);
+    });
+    // Refill of 101 (1,010 ms) from 600 ms: without the second hold, from 300 ms.
+    expect(third.waitMs).toBeGreaterThanOrEqual(600 + 1_010 - ms - 1e-6);
+    expect(third.waitMs).toBeLessThanOrEqual(600 + 1_010 + 1e-6);
+  });
+
   it("admits 100 at once at C = 100, 100/min, and books the 101st ~600 ms out", async () => {
     const s = await store();
     const rpm = layout([dim("rpm", 100)]);

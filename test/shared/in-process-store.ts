@@ -19,7 +19,11 @@ interface State {
  * A {@link SharedStore} in this process, on the test's clock: the same contract
  * as the Redis store, so limiter behaviour over a shared store can be tested on
  * virtual time. `down` makes every call fail, as an unreachable Redis would;
- * `slow` holds booking calls until it settles, as a slow Redis would.
+ * `slow` holds booking calls until it settles, as a slow Redis would. With
+ * `holdsRefill`, a draw from a bucket that refill could fill within the
+ * layout's `arrivalDelayMs` holds its refill back until then, as the booking
+ * script does (off by default: the tests written before it time admissions
+ * without it).
  */
 export class InProcessStore implements SharedStore {
   down = false;
@@ -33,6 +37,7 @@ export class InProcessStore implements SharedStore {
     private readonly now: () => number,
     readonly leaseMs = 60_000,
     readonly onError: StoreFailurePolicy = "fail-closed",
+    private readonly holdsRefill = false,
   ) {}
 
   async book(layout: SharedLayout, requests: readonly (readonly number[])[]): Promise<Booking> {
@@ -48,8 +53,10 @@ export class InProcessStore implements SharedStore {
       layout.dimensions.forEach((d, i) => {
         const state = states[i]!;
         const cost = costs[i]!;
+        // Refill held back (see holdsRefill) starts that much later.
+        const held = Math.max(0, state.at - now);
         const wait = Math.max(
-          state.level >= cost ? 0 : ((cost - state.level) * d.windowMs) / d.limit,
+          state.level >= cost ? 0 : held + ((cost - state.level) * d.windowMs) / d.limit,
           cost > 0 ? state.pausedUntil - now : 0,
         );
         if (wait > waitMs) {
@@ -71,6 +78,7 @@ export class InProcessStore implements SharedStore {
         };
       }
       states.forEach((state, i) => {
+        if (this.holdsRefill) this.holdRefill(layout, i, state, costs[i]!, now, waitMs > 0);
         state.level -= costs[i]!;
         state.booked += costs[i]!;
       });
@@ -164,6 +172,22 @@ export class InProcessStore implements SharedStore {
 
   get leasesHeld(): number {
     return this.leases.size;
+  }
+
+  /**
+   * The provider's bucket may sit full until a draw reaches it: no refill before then (see SharedLayout); a draw
+   * `booked` for later of nearly the whole bucket may find it full when due, and holds refill back once more.
+   */
+  private holdRefill(layout: SharedLayout, index: number, state: State, cost: number, now: number, booked: boolean) {
+    const delay = layout.arrivalDelayMs ?? 0;
+    if (!(cost > 0 && delay > 0)) return;
+    const { limit, windowMs, capacity } = layout.dimensions[index]!;
+    const lag = (delay * limit) / windowMs;
+    if (booked) {
+      if (cost + lag >= capacity) state.at = Math.max(state.at, now) + delay;
+    } else if (state.level + lag >= capacity && state.at < now + delay) {
+      state.at = now + delay;
+    }
   }
 
   private enter(): void {

@@ -11,7 +11,9 @@ import type { Script } from "./script.js";
  * A draw from a bucket within the refill of the arrival delay of full holds
  * its refill back until then: the provider's bucket may sit full until the
  * draw reaches it (see {@link SharedLayout.arrivalDelayMs}); a bucket well
- * below full refills as always.
+ * below full refills as always. A draw booked for later that is within that
+ * refill of the whole bucket holds refill back the arrival delay more: when it
+ * is due, the provider's bucket may be full.
  * Processes that want more go in step (see {@link DEMAND}): a request that
  * would put the caller more than a batch ahead of another ends the batch,
  * taking nothing.
@@ -63,8 +65,15 @@ for r = 1, m do
   for i = 1, count do
     local d, cost = dims[i], costs[i]
     -- Refill could fill the bucket before this draw reaches the provider, whose bucket may then sit full.
-    if cost > 0 and delay > 0 and d.level + delay * d.limit / d.window >= d.capacity and d.at < now + delay then
-      d.at = now + delay
+    if cost > 0 and delay > 0 then
+      local lag = delay * d.limit / d.window
+      if wait > 0 then
+        -- Booked for later, it is drawn when due, from a level of its cost: one of nearly the whole bucket may find
+        -- the provider's full then, which loses refill until the draw arrives.
+        if cost + lag >= d.capacity then d.at = math.max(d.at, now) + delay end
+      elseif d.level + lag >= d.capacity and d.at < now + delay then
+        d.at = now + delay
+      end
     end
     d.level, d.total = d.level - cost, d.total + cost
   end
@@ -83,5 +92,5 @@ out[1], out[2], out[3], out[4] = admitted, booked, num(wait), binding
 for i = 1, count do out[4 + count + i] = num(dims[i].level) end
 return out
 `,
-  sha1: "b272834debc37df1127a8ae7ade5649a8ded87e3",
+  sha1: "5c2ad334325c74a3f588d9a1faaeb3800776f770",
 };
