@@ -1,9 +1,12 @@
 /**
- * A head served within this many ms of the process's previous admission books
- * credit with it: the caller is admitting one request after another, and the
- * next is likely to come as soon.
+ * A lone head books credit when it comes within this many ms of the process's
+ * previous admission, and that admission ended a run of {@link CREDIT_STREAK}
+ * gaps as short: the process admits one request after another faster than
+ * round trips go, and the next is likely to come as soon.
  */
 export const CREDIT_HOT_MS = 1;
+/** See {@link CREDIT_HOT_MS}: so many short gaps in a row are not calls that happened to meet. */
+export const CREDIT_STREAK = 3;
 /**
  * Credit is held at most this long (ms) from the booking that started it; what
  * is unused then goes back to the store. A call admitted from it reaches the

@@ -12,7 +12,7 @@ import {
 import type { Estimate } from "../core/limits.js";
 import type { AdmissionLevels, AdmissionParts } from "./admission.js";
 import { Alarm } from "./alarm.js";
-import { CREDIT_HOT_MS } from "./credit.js";
+import { CREDIT_HOT_MS, CREDIT_STREAK } from "./credit.js";
 import { QueuedAdmission } from "./queued.js";
 import type { StoreLink } from "./store-link.js";
 import type { Waiter } from "./waiter.js";
@@ -65,6 +65,8 @@ export class SharedAdmission extends QueuedAdmission {
   private readonly fallback: LocalBuckets | undefined;
   /** Monotonic time of this process's latest admission: a lone head served soon after books credit. */
   private lastAdmittedAt = -Infinity;
+  /** How many admissions in a row, up to the latest, came within {@link CREDIT_HOT_MS} of the one before. */
+  private streak = 0;
 
   constructor(
     parts: AdmissionParts,
@@ -181,9 +183,8 @@ export class SharedAdmission extends QueuedAdmission {
       costs.push(cost);
       return true;
     });
-    // A lone head soon after an admission: its caller admits one request after another; book ahead for the next.
-    const lone = !alone && this.queue.size === 1 && now - this.lastAdmittedAt <= CREDIT_HOT_MS;
-    const slice = lone ? this.link.creditFor(costs[0]!) : undefined;
+    // A lone head in a run of admissions one after another: book ahead for the next ones.
+    const slice = !alone && this.queue.size === 1 && this.hot(now) ? this.link.creditFor(costs[0]!) : undefined;
     const batch: Batch = { waiters, costs, queued: new Set(waiters), slice };
     this.batch = batch;
     this.link.book(slice ? [...costs, slice] : costs, this.queue.size > waiters.length, slice !== undefined).then(
@@ -420,8 +421,14 @@ export class SharedAdmission extends QueuedAdmission {
     queueMicrotask(() => this.pump());
   }
 
+  /** Whether a head served at `now` comes in a run of admissions one after another: its next is likely as soon. */
+  private hot(now: number): boolean {
+    return now - this.lastAdmittedAt <= CREDIT_HOT_MS && this.streak >= CREDIT_STREAK;
+  }
+
   /** A call admitted at `now` drew `estimate`: on its way to the provider, as header sync counts it. */
   private sent(estimate: Estimate, now: number): void {
+    this.streak = now - this.lastAdmittedAt <= CREDIT_HOT_MS ? this.streak + 1 : 0;
     this.lastAdmittedAt = now;
     for (const { name, dimension } of this.meters.list)
       this.link.onTheirWay.sent(name, costOf(dimension.unit, estimate), now);

@@ -7,7 +7,7 @@
  * written here.
  */
 import { describe, expect, it } from "vitest";
-import { CREDIT_HOT_MS, CREDIT_MS, CREDIT_REQUESTS } from "../../src/admission/credit.js";
+import { CREDIT_HOT_MS, CREDIT_MS, CREDIT_REQUESTS, CREDIT_STREAK } from "../../src/admission/credit.js";
 import { DEFAULT_ARRIVAL_DELAY_MS } from "../../src/config.js";
 import { Limiter, type LimiterOptions } from "../../src/index.js";
 import type { Booking, SharedLayout } from "../../src/store/shared-store.js";
@@ -30,6 +30,9 @@ class RecordingStore extends InProcessStore {
 
 const RPM = { name: "rpm", limit: 6_000, windowMs: 60_000, capacity: 6_000 };
 const TPM = { name: "tpm", limit: 64_000, windowMs: 60_000, capacity: 64_000 };
+/** Admissions one after another before the first that books credit: it comes after so many short gaps. */
+const WARM = CREDIT_STREAK + 1;
+
 const layoutOf = (...dimensions: (typeof RPM)[]): SharedLayout => ({
   dimensions,
   concurrency: undefined,
@@ -53,14 +56,17 @@ describe("credit through a shared store", () => {
     const store = new RecordingStore();
     const limiter = limiterOn(store);
     await oneAfterAnother(limiter, 100);
-    // The first books alone; each booking after it takes its request and credit for 16 more.
-    expect(store.bookings).toHaveLength(1 + Math.ceil(99 / (CREDIT_REQUESTS + 1)));
+    // The first few book alone; from the one after CREDIT_STREAK short gaps, each booking takes its request and
+    // credit for 16 more.
+    const slices = Math.ceil((100 - WARM) / (CREDIT_REQUESTS + 1));
+    expect(store.bookings).toHaveLength(WARM + slices);
+    expect(store.bookings.slice(0, WARM).map((b) => b.requests)).toEqual(Array<number>(WARM).fill(1));
     // A booking with credit holds refill back as long as its calls may take to reach the provider.
-    expect(store.bookings.slice(1)).toEqual(
-      store.bookings.slice(1).map(() => ({ requests: 2, arrivalDelayMs: DEFAULT_ARRIVAL_DELAY_MS + CREDIT_MS })),
+    expect(store.bookings.slice(WARM)).toEqual(
+      Array.from({ length: slices }, () => ({ requests: 2, arrivalDelayMs: DEFAULT_ARRIVAL_DELAY_MS + CREDIT_MS })),
     );
     // The store counted the credit as drawn; snapshot() counts what this process holds.
-    const held = CREDIT_REQUESTS * 6 - (100 - store.bookings.length);
+    const held = CREDIT_REQUESTS * slices - (100 - store.bookings.length);
     expect(store.levelOf(layoutOf(RPM), "rpm")).toBe(RPM.capacity - 100 - held);
     expect(limiter.snapshot().dimensions.rpm!.available).toBe(RPM.capacity - 100);
     await limiter.close();
@@ -75,15 +81,27 @@ describe("credit through a shared store", () => {
     await limiter.close();
   });
 
+  it(`books every request of runs of ${WARM} one after another: calls that happen to meet`, async () => {
+    const store = new RecordingStore();
+    const limiter = limiterOn(store);
+    for (let run = 0; run < 5; run++) {
+      await oneAfterAnother(limiter, WARM);
+      await time.timers.tickAsync(CREDIT_HOT_MS + 1);
+    }
+    expect(store.bookings.map((b) => b.requests)).toEqual(Array<number>(5 * WARM).fill(1));
+    await limiter.close();
+  });
+
   it(`gives unused credit back ${CREDIT_MS} ms after the booking that started it`, async () => {
     const store = new RecordingStore();
     const limiter = limiterOn(store, { rpm: RPM.limit, initial: 0.9 });
-    await oneAfterAnother(limiter, 3);
-    expect(store.levelOf(layoutOf(RPM), "rpm")).toBe(5_400 - 3 - (CREDIT_REQUESTS - 1));
+    await oneAfterAnother(limiter, WARM + 2);
+    const drawn = WARM + 2 + (CREDIT_REQUESTS - 1);
+    expect(store.levelOf(layoutOf(RPM), "rpm")).toBe(5_400 - drawn);
     await time.timers.tickAsync(CREDIT_MS - 1);
-    expect(store.levelOf(layoutOf(RPM), "rpm")).toBeCloseTo(5_400 - 3 - (CREDIT_REQUESTS - 1) + 4.9, 9);
+    expect(store.levelOf(layoutOf(RPM), "rpm")).toBeCloseTo(5_400 - drawn + 4.9, 9);
     await time.timers.tickAsync(1);
-    expect(store.levelOf(layoutOf(RPM), "rpm")).toBeCloseTo(5_400 - 3 + 5, 9);
+    expect(store.levelOf(layoutOf(RPM), "rpm")).toBeCloseTo(5_400 - (WARM + 2) + 5, 9);
     await limiter.close();
   });
 
@@ -106,13 +124,13 @@ describe("credit through a shared store", () => {
   it("books no more of a bucket than 1/64 of its capacity", async () => {
     const store = new RecordingStore();
     const limiter = limiterOn(store, { tpm: TPM.limit, arrivalDelayMs: 0 });
-    await oneAfterAnother(limiter, 2, 100);
+    await oneAfterAnother(limiter, WARM + 1, 100);
     // 16 requests of 100 would be 1,600; a 64th of 64,000 is 1,000: 10 more like it.
-    expect(store.levelOf(layoutOf(TPM), "tpm")).toBe(TPM.capacity - 200 - 1_000);
+    expect(store.levelOf(layoutOf(TPM), "tpm")).toBe(TPM.capacity - (WARM + 1) * 100 - 1_000);
     await oneAfterAnother(limiter, 10, 100);
-    expect(store.bookings).toHaveLength(2);
+    expect(store.bookings).toHaveLength(WARM + 1);
     await limiter.close();
-    expect(store.levelOf(layoutOf(TPM), "tpm")).toBe(TPM.capacity - 1_200);
+    expect(store.levelOf(layoutOf(TPM), "tpm")).toBe(TPM.capacity - (WARM + 11) * 100);
   });
 
   it("header sync takes the credit held off the remaining a response reports", async () => {
@@ -121,7 +139,7 @@ describe("credit through a shared store", () => {
     const headers = { "x-ratelimit-limit-requests": String(RPM.limit), "x-ratelimit-remaining-requests": "4000" };
     // The first response's limits configure the limiter anew, which gives credit back: learn them first.
     limiter.sync(headers);
-    await oneAfterAnother(limiter, 2);
+    await oneAfterAnother(limiter, WARM + 1);
     limiter.sync({ ...headers, "x-ratelimit-remaining-requests": "3000" });
     await time.timers.tickAsync(0);
     expect(store.levelOf(layoutOf(RPM), "rpm")).toBe(3_000 - CREDIT_REQUESTS);
@@ -132,11 +150,11 @@ describe("credit through a shared store", () => {
   it("a 429's pause gives the credit back first, and admits nothing from it meanwhile", async () => {
     const store = new RecordingStore();
     const limiter = limiterOn(store, { rpm: RPM.limit, tpm: TPM.limit, provider: "openai" });
-    await oneAfterAnother(limiter, 2, 10);
+    await oneAfterAnother(limiter, WARM + 1, 10);
     const body = { error: { type: "requests", code: "rate_limit_exceeded", message: "Rate limit reached." } };
     limiter.sync({ "retry-after-ms": "1000" }, { status: 429, body });
     await time.timers.tickAsync(0);
-    expect(store.levelOf(layoutOf(RPM, TPM), "rpm")).toBe(RPM.capacity - 2);
+    expect(store.levelOf(layoutOf(RPM, TPM), "rpm")).toBe(RPM.capacity - (WARM + 1));
     let admittedAt: number | undefined;
     void limiter.acquire(10).then((r) => {
       admittedAt = performance.now();
@@ -151,12 +169,12 @@ describe("credit through a shared store", () => {
     const store = new RecordingStore();
     const options = { tpm: TPM.limit, arrivalDelayMs: 0 };
     const [a, b] = [limiterOn(store, options), limiterOn(store, options)];
-    await oneAfterAnother(a!, 2, 100); // 100, then 100 with 1,000 of credit
+    await oneAfterAnother(a!, WARM + 1, 100); // 100 each, the last with 1,000 of credit
     // Another process takes all but 150: a's view of the store is stale.
-    (await b!.acquire(TPM.capacity - 200 - 1_000 - 150)).release();
+    (await b!.acquire(TPM.capacity - (WARM + 1) * 100 - 1_000 - 150)).release();
     await oneAfterAnother(a!, 10, 100); // the credit
     await oneAfterAnother(a!, 1, 100); // fits; its slice does not
-    expect(store.bookings.map((x) => x.requests)).toEqual([1, 2, 1, 2]);
+    expect(store.bookings.map((x) => x.requests)).toEqual([...Array<number>(WARM).fill(1), 2, 1, 2]);
     expect(store.levelOf(layoutOf(TPM), "tpm")).toBe(50);
     // Nothing is booked ahead now: the next request books alone, and waits for its own refill only.
     let admittedAt: number | undefined;
