@@ -9,12 +9,13 @@ export const CREDIT_HOT_MS = 1;
 export const CREDIT_STREAK = 3;
 /**
  * Credit is held at most this long (ms) from the booking that started it; what
- * is unused then goes back to the store. A call admitted from it reaches the
+ * is unused then goes back to the store. A caller admitting one request a
+ * millisecond, the slowest that books credit, uses a full credit within it. A call admitted from it reaches the
  * provider at most this much later than a call admitted by its booking would,
  * so a booking with credit holds refill back that much longer (see
  * {@link SharedLayout.arrivalDelayMs}).
  */
-export const CREDIT_MS = 50;
+export const CREDIT_MS = 20;
 /** Credit is booked for this many requests like the head… */
 export const CREDIT_REQUESTS = 16;
 /** …and no more of a bucket than this share of its capacity. */

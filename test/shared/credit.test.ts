@@ -99,9 +99,9 @@ describe("credit through a shared store", () => {
     const drawn = WARM + 2 + (CREDIT_REQUESTS - 1);
     expect(store.levelOf(layoutOf(RPM), "rpm")).toBe(5_400 - drawn);
     await time.timers.tickAsync(CREDIT_MS - 1);
-    expect(store.levelOf(layoutOf(RPM), "rpm")).toBeCloseTo(5_400 - drawn + 4.9, 9);
+    expect(store.levelOf(layoutOf(RPM), "rpm")).toBeCloseTo(5_400 - drawn + (CREDIT_MS - 1) / 10, 9);
     await time.timers.tickAsync(1);
-    expect(store.levelOf(layoutOf(RPM), "rpm")).toBeCloseTo(5_400 - (WARM + 2) + 5, 9);
+    expect(store.levelOf(layoutOf(RPM), "rpm")).toBeCloseTo(5_400 - (WARM + 2) + CREDIT_MS / 10, 9);
     await limiter.close();
   });
 
