@@ -1,19 +1,20 @@
 /**
- * A lone head books credit when it comes within this many ms of the process's
- * previous admission, and that admission ended a run of {@link CREDIT_STREAK}
- * gaps as short: the process admits one request after another faster than
- * round trips go, and the next is likely to come as soon.
+ * A lone head books credit when it is the latest of {@link CREDIT_STREAK}
+ * requests in a row that each came within this many ms of the admission
+ * before it, with nothing queued: a caller awaiting one admission after
+ * another, whatever a round trip takes, whose next request is likely to come
+ * as soon.
  */
 export const CREDIT_HOT_MS = 1;
-/** See {@link CREDIT_HOT_MS}: so many short gaps in a row are not calls that happened to meet. */
+/** See {@link CREDIT_HOT_MS}: so many requests in a row are not calls that happened to meet. */
 export const CREDIT_STREAK = 3;
 /**
  * Credit is held at most this long (ms) from the booking that started it; what
  * is unused then goes back to the store. A caller admitting one request a
- * millisecond, the slowest that books credit, uses a full credit within it. A call admitted from it reaches the
- * provider at most this much later than a call admitted by its booking would,
- * so a booking with credit holds refill back that much longer (see
- * {@link SharedLayout.arrivalDelayMs}).
+ * millisecond, the slowest that books credit, uses a full credit within it. A
+ * call admitted from credit reaches the provider at most this much later than
+ * one admitted by its booking would, so a booking with credit holds refill
+ * back that much longer (see {@link SharedLayout.arrivalDelayMs}).
  */
 export const CREDIT_MS = 20;
 /** Credit is booked for this many requests like the head… */
@@ -87,8 +88,13 @@ export class Credit {
     return this.marks;
   }
 
+  /** Whether there is credit to take from. */
+  get held(): boolean {
+    return this.left.length > 0;
+  }
+
   /** What dimension `index` holds now: header sync takes it off a reading, which has not seen it drawn. */
-  held(index: number): number {
+  heldOn(index: number): number {
     return this.left[index] ?? 0;
   }
 

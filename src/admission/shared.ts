@@ -31,6 +31,8 @@ interface Batch {
   readonly queued: Set<Waiter>;
   /** Per dimension, what the call books after the waiters as credit (see `StoreLink.creditFor`). */
   readonly slice: readonly number[] | undefined;
+  /** The link's `generation` when sent. */
+  readonly generation: number;
 }
 
 /** The head's booking for later, waiting to come due (then for a concurrency lease). */
@@ -65,7 +67,7 @@ export class SharedAdmission extends QueuedAdmission {
   private readonly fallback: LocalBuckets | undefined;
   /** Monotonic time of this process's latest admission: a lone head served soon after books credit. */
   private lastAdmittedAt = -Infinity;
-  /** How many admissions in a row, up to the latest, came within {@link CREDIT_HOT_MS} of the one before. */
+  /** How many requests in a row, up to the latest, came within {@link CREDIT_HOT_MS} of the admission before. */
   private streak = 0;
 
   constructor(
@@ -150,7 +152,7 @@ export class SharedAdmission extends QueuedAdmission {
     }
     if (this.batch || this.due) return;
     // Credit was booked: it admits whether the store answers now or not.
-    const marks = head.reserve > 0 ? undefined : this.link.takeCredit(this.link.costsOf(head.estimate));
+    const marks = head.reserve > 0 ? undefined : this.link.takeCredit(head.estimate);
     if (marks) {
       this.admitUnbooked(head, undefined, marks);
       return;
@@ -185,7 +187,7 @@ export class SharedAdmission extends QueuedAdmission {
     });
     // A lone head in a run of admissions one after another: book ahead for the next ones.
     const slice = !alone && this.queue.size === 1 && this.hot(now) ? this.link.creditFor(costs[0]!) : undefined;
-    const batch: Batch = { waiters, costs, queued: new Set(waiters), slice };
+    const batch: Batch = { waiters, costs, queued: new Set(waiters), slice, generation: this.link.generation };
     this.batch = batch;
     this.link.book(slice ? [...costs, slice] : costs, this.queue.size > waiters.length, slice !== undefined).then(
       (booking) => this.answer(() => this.onBooked(batch, booking)),
@@ -228,10 +230,12 @@ export class SharedAdmission extends QueuedAdmission {
     priority: string,
     tenant: string | undefined,
   ): AdmittedCall | undefined {
-    // A class with headroom books alone: its take is checked against the levels the store answers.
-    const marks = reserve > 0 ? undefined : this.link.takeCredit(this.link.costsOf(estimate));
-    if (!marks) return undefined;
     const now = this.clock.now();
+    // A request that nothing queued is ahead of: one more in a run of requests one after another, or the first.
+    this.streak = now - this.lastAdmittedAt <= CREDIT_HOT_MS ? this.streak + 1 : 0;
+    // A class with headroom books alone: its take is checked against the levels the store answers.
+    const marks = reserve > 0 ? undefined : this.link.takeCredit(estimate);
+    if (!marks) return undefined;
     this.sent(estimate, now);
     this.opened(now);
     return this.ledger.open(estimate, signal, now, refundable, priority, tenant, marks);
@@ -277,7 +281,7 @@ export class SharedAdmission extends QueuedAdmission {
     this.link.booked(answer);
     // Somebody waits on a bucket (this process, or another): credit must not admit ahead of them.
     if (answer.waitMs > 0) this.link.endCredit();
-    const booking = batch.slice ? this.tookSlice(batch.slice, batch.waiters.length, answer) : answer;
+    const booking = batch.slice ? this.tookSlice(batch, batch.waiters.length, answer) : answer;
     if (batch.waiters[0]!.reserve > 0 && this.intoReserve(batch, booking)) return;
     const { waiters, costs, queued } = batch;
     for (let i = 0; i < booking.admitted; i++) {
@@ -310,16 +314,18 @@ export class SharedAdmission extends QueuedAdmission {
   }
 
   /**
-   * The credit booked after a batch's `n` waiters: held when taken now, given back when booked for later.
-   * Returns the answer as it concerns the waiters alone.
+   * The credit booked after a batch's `n` waiters: held when taken now, given back when booked for later
+   * (left to refill when the budget changed meanwhile: it is aligned with the old dimensions). Returns the
+   * answer as it concerns the waiters alone.
    */
-  private tookSlice(slice: readonly number[], n: number, booking: Booking): Booking {
+  private tookSlice({ slice, generation }: Batch, n: number, booking: Booking): Booking {
+    const current = generation === this.link.generation;
     if (booking.admitted > n) {
-      this.link.granted(slice, booking.marks[n]!, booking.levels);
+      if (current) this.link.granted(slice!, booking.marks[n]!, booking.levels);
       return { ...booking, admitted: n };
     }
     if (booking.booked && booking.admitted === n) {
-      this.link.giveBack(slice);
+      if (current) this.link.giveBack(slice!);
       return { ...booking, booked: false, waitMs: 0, dimension: undefined };
     }
     return booking;
@@ -421,14 +427,13 @@ export class SharedAdmission extends QueuedAdmission {
     queueMicrotask(() => this.pump());
   }
 
-  /** Whether a head served at `now` comes in a run of admissions one after another: its next is likely as soon. */
+  /** Whether a head served at `now` comes in a run of requests one after another: its next is likely as soon. */
   private hot(now: number): boolean {
     return now - this.lastAdmittedAt <= CREDIT_HOT_MS && this.streak >= CREDIT_STREAK;
   }
 
   /** A call admitted at `now` drew `estimate`: on its way to the provider, as header sync counts it. */
   private sent(estimate: Estimate, now: number): void {
-    this.streak = now - this.lastAdmittedAt <= CREDIT_HOT_MS ? this.streak + 1 : 0;
     this.lastAdmittedAt = now;
     for (const { name, dimension } of this.meters.list)
       this.link.onTheirWay.sent(name, costOf(dimension.unit, estimate), now);

@@ -31,6 +31,8 @@ export class StoreLink {
   /** The layout of a booking with credit, sent as one object so that a store can keep what it makes of it. */
   private creditLayout: SharedLayout;
   private dimensions: readonly Dimension[] = [];
+  /** Counts `configure` calls: an answer to a call sent before the last one is aligned with old dimensions. */
+  generation = 0;
   /** Levels as of the last round trip. */
   private readonly mirror = new Map<string, number>();
   private pending: number[] | undefined;
@@ -64,6 +66,7 @@ export class StoreLink {
     // Credit and pending deltas are aligned with the old dimensions.
     this.credit.end();
     this.flush();
+    this.generation++;
     this.dimensions = dimensions;
     this.layout = {
       dimensions: dimensions.map(({ name, limit, windowMs, capacity }) => ({ name, limit, windowMs, capacity })),
@@ -127,9 +130,9 @@ export class StoreLink {
     else this.giveBack(slice);
   }
 
-  /** Takes `costs` from the credit when it covers them: the marks to admit with; else `undefined`. */
-  takeCredit(costs: readonly number[]): readonly number[] | undefined {
-    return this.credit.take(costs);
+  /** Takes the costs of `estimate` from the credit when it covers them: the marks to admit with; else `undefined`. */
+  takeCredit(estimate: Estimate): readonly number[] | undefined {
+    return this.credit.held ? this.credit.take(this.costsOf(estimate)) : undefined;
   }
 
   /** Gives the credit back now, in writes sent before any that follow. */
@@ -236,7 +239,7 @@ export class StoreLink {
     this.flush();
     // Nor have they seen this process's draws still on their way (see LocalLevels for the in-process case), nor
     // its credit, which was booked (so no mark discounts it) but not drawn.
-    const held = this.credit.held(index);
+    const held = this.credit.heldOn(index);
     const remaining = Math.max(0, reading.remaining - this.onTheirWay.total(meter.name) - held);
     this.write(this.store.resync(this.layout, index, { ...reading, remaining, brought: reading.brought - held }));
   }
@@ -271,7 +274,7 @@ export class StoreLink {
   snapshot(): Record<string, DimensionSnapshot> {
     const view: Record<string, DimensionSnapshot> = {};
     this.dimensions.forEach(({ name, limit, windowMs, capacity }, i) => {
-      const available = (this.mirror.get(name) ?? capacity) + this.credit.held(i);
+      const available = (this.mirror.get(name) ?? capacity) + this.credit.heldOn(i);
       view[name] = { limit, windowMs, capacity, available };
     });
     return view;

@@ -30,8 +30,8 @@ class RecordingStore extends InProcessStore {
 
 const RPM = { name: "rpm", limit: 6_000, windowMs: 60_000, capacity: 6_000 };
 const TPM = { name: "tpm", limit: 64_000, windowMs: 60_000, capacity: 64_000 };
-/** Admissions one after another before the first that books credit: it comes after so many short gaps. */
-const WARM = CREDIT_STREAK + 1;
+/** Requests one after another that book alone: the next is the last of a streak, and books credit. */
+const WARM = CREDIT_STREAK;
 
 const layoutOf = (...dimensions: (typeof RPM)[]): SharedLayout => ({
   dimensions,
