@@ -16,14 +16,16 @@ import { InProcessStore } from "./in-process-store.js";
 
 const time = useFakeTime();
 
-/** An in-process store that records the requests and layout of every booking call. */
+/** An in-process store that records the requests and layout of every booking call, answered after `latencyMs`. */
 class RecordingStore extends InProcessStore {
   readonly bookings: { requests: number; arrivalDelayMs: number | undefined }[] = [];
+  latencyMs = 0;
   constructor() {
     super(() => performance.now());
   }
-  override book(layout: SharedLayout, requests: readonly (readonly number[])[]): Promise<Booking> {
+  override async book(layout: SharedLayout, requests: readonly (readonly number[])[]): Promise<Booking> {
     this.bookings.push({ requests: requests.length, arrivalDelayMs: layout.arrivalDelayMs });
+    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     return super.book(layout, requests);
   }
 }
@@ -71,6 +73,21 @@ describe("credit through a shared store", () => {
     expect(limiter.snapshot().dimensions.rpm!.available).toBe(RPM.capacity - 100);
     await limiter.close();
     expect(store.levelOf(layoutOf(RPM), "rpm")).toBe(RPM.capacity - 100);
+  });
+
+  it("books credit for a caller whose round trips take longer than 1 ms", async () => {
+    const store = new RecordingStore();
+    store.latencyMs = 5;
+    const limiter = limiterOn(store);
+    const done = oneAfterAnother(limiter, 40);
+    await time.timers.runAllAsync();
+    await done;
+    const slices = Math.ceil((40 - WARM) / (CREDIT_REQUESTS + 1));
+    expect(store.bookings.map((b) => b.requests)).toEqual([
+      ...Array<number>(WARM).fill(1),
+      ...Array<number>(slices).fill(2),
+    ]);
+    await limiter.close();
   });
 
   it(`books every request of a caller that comes back more than ${CREDIT_HOT_MS} ms after its last admission`, async () => {
