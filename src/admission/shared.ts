@@ -39,6 +39,8 @@ interface Batch {
 interface Due {
   readonly waiter: Waiter;
   readonly costs: readonly number[];
+  /** What giving the booking back returns: its costs and the refill it took besides (see {@link Booking.lost}). */
+  readonly back: readonly number[];
   readonly marks: readonly number[];
   /** Monotonic time it is due, as the store last said. */
   at: number;
@@ -218,7 +220,7 @@ export class SharedAdmission extends QueuedAdmission {
     }
     this.due = undefined;
     this.alarm.clear();
-    this.link.giveBack(due.costs);
+    this.link.giveBack(due.back);
   }
 
   /** Admission at once comes only from credit: anything else books through the store (see `serve`). */
@@ -252,7 +254,7 @@ export class SharedAdmission extends QueuedAdmission {
     if (due && due.waiter.lane !== head.lane) {
       this.due = undefined;
       this.alarm.clear();
-      this.link.giveBack(due.costs);
+      this.link.giveBack(due.back);
     }
     super.headArrived(head);
   }
@@ -300,16 +302,17 @@ export class SharedAdmission extends QueuedAdmission {
     const waiter = booking.booked ? waiters[i] : undefined;
     if (waiter === undefined || !queued.has(waiter)) {
       // Nothing of this call waits any more (its waiters may have left meanwhile): the queue's head books next.
-      if (waiter) this.link.giveBack(costs[i]!);
+      if (waiter) this.link.giveBack(withLost(costs[i]!, booking));
       this.pump();
       return;
     }
     if (now + booking.waitMs > waiter.deadline) {
-      this.link.giveBack(costs[i]!);
+      this.link.giveBack(withLost(costs[i]!, booking));
       this.fail(waiter, this.waitTimeout(booking.dimension ?? "store", booking.waitMs, waiter.maxWaitMs));
       return;
     }
-    this.due = { waiter, costs: costs[i]!, marks: booking.marks[i]!, at: now + booking.waitMs };
+    const back = withLost(costs[i]!, booking);
+    this.due = { waiter, costs: costs[i]!, back, marks: booking.marks[i]!, at: now + booking.waitMs };
     this.awaitDue(this.due);
   }
 
@@ -325,8 +328,8 @@ export class SharedAdmission extends QueuedAdmission {
       return { ...booking, admitted: n };
     }
     if (booking.booked && booking.admitted === n) {
-      if (current) this.link.giveBack(slice!);
-      return { ...booking, booked: false, waitMs: 0, dimension: undefined };
+      if (current) this.link.giveBack(withLost(slice!, booking));
+      return { ...booking, booked: false, waitMs: 0, dimension: undefined, lost: undefined };
     }
     return booking;
   }
@@ -369,7 +372,7 @@ export class SharedAdmission extends QueuedAdmission {
     const waiter = waiters[0]!;
     const waitMs = this.link.msUntilReserve(booking.levels, waiter.reserve);
     if (waitMs === 0) return false;
-    this.cancel(costs[0]!, booking.leases[0]);
+    this.cancel(withLost(costs[0]!, booking), booking.leases[0]);
     if (queued.has(waiter)) this.alarm.set(this.clock.now() + waitMs);
     else this.pump();
     return true;
@@ -479,4 +482,10 @@ export class SharedAdmission extends QueuedAdmission {
     else this.link.markDown(error);
     this.pump();
   }
+}
+
+/** What giving back the request `booking` booked for later (costing `costs`) returns: its costs and what it lost. */
+function withLost(costs: readonly number[], booking: Booking): readonly number[] {
+  const lost = booking.lost;
+  return lost ? costs.map((cost, i) => cost + (lost[i] ?? 0)) : costs;
 }

@@ -55,7 +55,7 @@ export class RedisStore implements SharedStore {
     if (layout.concurrency !== undefined) {
       args.push(num("concurrency", layout.concurrency), String(this.leaseMs), prefix);
     }
-    const reply = fields(await this.runner.run(scripts.book, this.bookKeys, args), 4 + 2 * n);
+    const reply = fields(await this.runner.run(scripts.book, this.bookKeys, args), 4 + 3 * n);
     const [admittedField, bookedField, waitMs, dimension] = reply as [Field, Field, Field, Field];
     const admitted = number(admittedField);
     const booked = number(bookedField) === 1;
@@ -76,7 +76,8 @@ export class RedisStore implements SharedStore {
       dimension: dimension === "" ? undefined : String(dimension),
       leases: layout.concurrency === undefined ? [] : Array.from({ length: admitted }, (_, r) => `${prefix}:${r + 1}`),
       marks,
-      levels: reply.slice(4 + n).map(number),
+      levels: reply.slice(4 + n, 4 + 2 * n).map(number),
+      lost: reply.slice(4 + 2 * n).map(number),
     };
   }
 

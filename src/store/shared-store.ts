@@ -88,6 +88,12 @@ export interface Booking {
   readonly marks: readonly (readonly number[])[];
   /** Per dimension, the level right after this call (negative while bookings are pending). */
   readonly levels: readonly number[];
+  /**
+   * Per dimension, what the booking for later took besides its costs: the refill that would overflow the
+   * provider's bucket before the booked request, drawn when due, arrives there. Given back with the costs
+   * when the booking is. Left out: none.
+   */
+  readonly lost?: readonly number[];
 }
 
 /**

@@ -21,17 +21,19 @@ describeRedis("credit on Redis", () => {
     try {
       const client = counting(connection.client);
       const limiter = new Limiter({ limits, store: new RedisStore({ client, key }) });
-      const { ms } = await timed(async () => {
+      const { value: level, ms } = await timed(async () => {
         for (let i = 0; i < 200; i++) (await limiter.acquire(0)).release();
         await limiter.close();
+        const [left] = await levels(
+          new RedisStore({ client: connection.client, key }),
+          layout([dim("requests", 10_000, 3_600_000)]),
+        );
+        return left!;
       });
-      // A loaded machine may leave more than 1 ms between two admissions: each such gap costs one booking more.
+      // A loaded machine may leave more than 1 ms between an admission and the next request: each such gap
+      // costs a few bookings more.
       expect(client.calls).toBeLessThan(200 / 4);
       expect(client.calls).toBeGreaterThanOrEqual(Math.ceil(200 / (CREDIT_REQUESTS + 1)));
-      const [level] = await levels(
-        new RedisStore({ client: connection.client, key }),
-        layout([dim("requests", 10_000, 3_600_000)]),
-      );
       expect(level).toBeGreaterThanOrEqual(10_000 - 200);
       expect(level).toBeLessThanOrEqual(10_000 - 200 + (ms * 10_000) / 3_600_000);
     } finally {
@@ -47,8 +49,9 @@ describeRedis("credit on Redis", () => {
       const limiters = connections.map(
         ({ client }) => new Limiter({ limits, store: new RedisStore({ client, key }), onWarning: () => {} }),
       );
-      const { value: admitted, ms } = await timed(() =>
-        Promise.all(
+      // Until the level is read: refill meanwhile is an upper bound on what the store may hold past the count.
+      const { value, ms } = await timed(async () => {
+        const counts = await Promise.all(
           limiters.map(async (limiter) => {
             let count = 0;
             for (let i = 0; i < 150; i++) {
@@ -61,13 +64,22 @@ describeRedis("credit on Redis", () => {
             }
             return count;
           }),
-        ),
-      );
-      const total = admitted[0]! + admitted[1]!;
-      expect(total).toBeLessThanOrEqual(200 + (ms * 200) / 60_000);
-      // Nothing is lost either: credit is booked only while the bucket is half full, and given back.
-      expect(total).toBeGreaterThanOrEqual(199);
-      await Promise.all(limiters.map((limiter) => limiter.close()));
+        );
+        // Closing gives back the credit a process still holds.
+        await Promise.all(limiters.map((limiter) => limiter.close()));
+        const [level] = await levels(
+          new RedisStore({ client: connections[0]!.client, key }),
+          layout([dim("requests", 200)]),
+        );
+        return { counts, level: level! };
+      });
+      const { counts, level } = value;
+      const total = counts[0]! + counts[1]!;
+      const refill = (ms * 200) / 60_000;
+      expect(total).toBeLessThanOrEqual(200 + refill);
+      // Nothing lost or counted twice either (refill held back after the first draws from full may give less).
+      expect(level).toBeGreaterThanOrEqual(200 - total - 1e-9);
+      expect(level).toBeLessThanOrEqual(200 - total + refill + 1e-9);
     } finally {
       await Promise.all(connections.map((c) => c.close()));
     }

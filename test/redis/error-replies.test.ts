@@ -104,7 +104,7 @@ describeRedis("the store on a key of the wrong type", () => {
   }
 });
 
-const BOOKED_NOW = ["1", "0", "0", "", "0", "9"];
+const BOOKED_NOW = ["1", "0", "0", "", "0", "9", "0"];
 const SCRIPT_ERROR =
   "ERR user_script:7: Script attempted to access nonexistent global variable 'x' script: 1f0e, on @user_script:7.";
 
@@ -149,7 +149,7 @@ describe("error replies to a limiter, on a fake client (no server)", () => {
     const { limiter, calls } = limiterAnswering(
       async (script) => {
         // Booked for later, due in 50 ms; then the lease script fails.
-        if (script === "book") return ["0", "1", "50", "rpm", "0", "-1"];
+        if (script === "book") return ["0", "1", "50", "rpm", "0", "-1", "0"];
         if (script === "lease") throw new Error(SCRIPT_ERROR);
         return null;
       },

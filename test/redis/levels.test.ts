@@ -94,14 +94,16 @@ describeRedis.each(ADAPTER_NAMES)("adjust, lower, pause (%s)", (adapter) => {
 
   it("resyncs a level in debt only downwards: bookings hold it", async () => {
     const s = await store();
-    await bookOne(s, slow, [1, 1_500]);
+    await bookOne(s, slow, [1, 1_000]);
+    await bookOne(s, slow, [1, 500]);
     await s.resync(slow, 1, { remaining: 900, brought: 900, mark: undefined });
     expect((await levels(s, slow))[1]).toBeCloseTo(-500, 1);
   });
 
   it("never raises a level that is in debt", async () => {
     const s = await store();
-    await bookOne(s, slow, [1, 1_500]);
+    await bookOne(s, slow, [1, 1_000]);
+    await bookOne(s, slow, [1, 500]);
     await s.lower(slow, 1, 900, undefined);
     expect((await levels(s, slow))[1]).toBeCloseTo(-500, 1);
   });

@@ -134,7 +134,7 @@ describe("errors and timeouts (no server)", () => {
     let flushed = false;
     const { store, calls } = storeAnswering(async (call) => {
       if (call.command === "evalsha" && flushed) throw new Error("NOSCRIPT No matching script. Please use EVAL.");
-      return ["1", "0", "0", "", "0", "9"];
+      return ["1", "0", "0", "", "0", "9", "0"];
     });
     await bookOne(store, rpm, [1]);
     await bookOne(store, rpm, [1]);
@@ -147,7 +147,7 @@ describe("errors and timeouts (no server)", () => {
 
   it("sends nothing while the client is not ready: waits for it within timeoutMs, then fails, leaving no timer", async () => {
     vi.useFakeTimers();
-    const client = fakeClient(async () => ["1", "0", "0", "", "0", "9"]);
+    const client = fakeClient(async () => ["1", "0", "0", "", "0", "9", "0"]);
     let ready = false;
     const store = new RedisStore({ client: { ...client, isReady: () => ready }, key: "k", timeoutMs: TIMEOUT });
     const refused = bookOne(store, rpm, [1]).catch((e: unknown) => e);

@@ -20,10 +20,9 @@ interface State {
  * as the Redis store, so limiter behaviour over a shared store can be tested on
  * virtual time. `down` makes every call fail, as an unreachable Redis would;
  * `slow` holds booking calls until it settles, as a slow Redis would. With
- * `holdsRefill`, a draw from a bucket that refill could fill within the
- * layout's `arrivalDelayMs` holds its refill back until then, as the booking
- * script does (off by default: the tests written before it time admissions
- * without it).
+ * `holdsRefill`, the store keeps the booking script's rules for draws that
+ * reach the provider later than they are taken (see `holdRefill`; off by
+ * default: the tests written before it time admissions without them).
  */
 export class InProcessStore implements SharedStore {
   down = false;
@@ -77,10 +76,11 @@ export class InProcessStore implements SharedStore {
           levels: states.map((s) => s.level),
         };
       }
-      states.forEach((state, i) => {
-        if (this.holdsRefill) this.holdRefill(layout, i, state, costs[i]!, now, waitMs > 0);
+      const lost = states.map((state, i) => {
+        const over = this.holdsRefill ? this.holdRefill(layout, i, state, costs[i]!, now, waitMs) : 0;
         state.level -= costs[i]!;
         state.booked += costs[i]!;
+        return over;
       });
       marks.push(states.map((s) => s.booked));
       if (waitMs > 0)
@@ -92,6 +92,7 @@ export class InProcessStore implements SharedStore {
           leases,
           marks,
           levels: states.map((s) => s.level),
+          lost,
         };
       if (lease !== undefined) leases.push(lease);
     }
@@ -175,19 +176,32 @@ export class InProcessStore implements SharedStore {
   }
 
   /**
-   * The provider's bucket may sit full until a draw reaches it: no refill before then (see SharedLayout); a draw
-   * `booked` for later of nearly the whole bucket may find it full when due, and holds refill back once more.
+   * The provider's bucket may sit full until a draw reaches it: no refill before then (see SharedLayout). A draw
+   * `booked` for later is taken when due: what refill would bring past the capacity by then, and until it
+   * arrives, overflows the provider's bucket and is lost here too. Returns what was lost.
    */
-  private holdRefill(layout: SharedLayout, index: number, state: State, cost: number, now: number, booked: boolean) {
+  private holdRefill(
+    layout: SharedLayout,
+    index: number,
+    state: State,
+    cost: number,
+    now: number,
+    waitMs: number,
+  ): number {
+    if (!(cost > 0)) return 0;
     const delay = layout.arrivalDelayMs ?? 0;
-    if (!(cost > 0 && delay > 0)) return;
     const { limit, windowMs, capacity } = layout.dimensions[index]!;
-    const lag = (delay * limit) / windowMs;
-    if (booked) {
-      if (cost + lag >= capacity) state.at = Math.max(state.at, now) + delay;
-    } else if (state.level + lag >= capacity && state.at < now + delay) {
+    if (waitMs > 0) {
+      const held = Math.max(0, state.at - now);
+      const over = state.level + ((Math.max(0, waitMs - held) + delay) * limit) / windowMs - capacity;
+      if (over > 0) {
+        state.level -= over;
+        return over;
+      }
+    } else if (delay > 0 && state.level + (delay * limit) / windowMs >= capacity && state.at < now + delay) {
       state.at = now + delay;
     }
+    return 0;
   }
 
   private enter(): void {

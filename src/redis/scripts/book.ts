@@ -11,9 +11,10 @@ import type { Script } from "./script.js";
  * A draw from a bucket within the refill of the arrival delay of full holds
  * its refill back until then: the provider's bucket may sit full until the
  * draw reaches it (see {@link SharedLayout.arrivalDelayMs}); a bucket well
- * below full refills as always. A draw booked for later that is within that
- * refill of the whole bucket holds refill back the arrival delay more: when it
- * is due, the provider's bucket may be full.
+ * below full refills as always. A draw booked for later is taken when it is
+ * due (and arrives up to the arrival delay later): what refill would bring the
+ * level past the capacity by then overflows the provider's bucket, which has
+ * not seen the draw, and is taken off the level now.
  * Processes that want more go in step (see {@link DEMAND}): a request that
  * would put the caller more than a batch ahead of another ends the batch,
  * taking nothing.
@@ -25,8 +26,9 @@ import type { Script } from "./script.js";
  * lease id prefix (request r's lease is `prefix:r`). Reply: admitted,
  * booked (0 or 1), waitMs, binding dimension, then per dimension the total
  * before the batch (the client adds each request's costs for its marks: the
- * same doubles in the same order) and the level after it; numbers are
- * integers when whole, strings otherwise.
+ * same doubles in the same order), the level after it, and what the booking
+ * for later took besides its costs (the refill it overflows: given back with
+ * it); numbers are integers when whole, strings otherwise.
  */
 export const book: Script = {
   source: `${PRELUDE}${LAYOUT}${SLOTS}${WAIT_FOR}
@@ -39,7 +41,8 @@ ${DEMAND}
 local out = { 0, 0, 0, '' }
 for i = 1, count do out[4 + i] = num(dims[i].total) end
 
-local admitted, booked, wait, binding, costs = 0, 0, 0, '', {}
+local admitted, booked, wait, binding, costs, lost = 0, 0, 0, '', {}, {}
+for i = 1, count do lost[i] = 0 end
 for r = 1, m do
   local first = rest + (r - 1) * count
   for i = 1, count do costs[i] = tonumber(ARGV[first + i]) end
@@ -64,16 +67,15 @@ for r = 1, m do
   end
   for i = 1, count do
     local d, cost = dims[i], costs[i]
-    -- Refill could fill the bucket before this draw reaches the provider, whose bucket may then sit full.
-    if cost > 0 and delay > 0 then
-      local lag = delay * d.limit / d.window
-      if wait > 0 then
-        -- Booked for later, it is drawn when due, from a level of its cost: one of nearly the whole bucket may find
-        -- the provider's full then, which loses refill until the draw arrives.
-        if cost + lag >= d.capacity then d.at = math.max(d.at, now) + delay end
-      elseif d.level + lag >= d.capacity and d.at < now + delay then
-        d.at = now + delay
-      end
+    if cost > 0 and wait > 0 then
+      -- Booked for later, it is drawn when due: the provider's bucket, which has not seen it, may fill before then
+      -- and until it arrives; the refill that overflows is lost there, so here too.
+      local held = d.at > now and d.at - now or 0
+      local over = d.level + (math.max(0, wait - held) + delay) * d.limit / d.window - d.capacity
+      if over > 0 then d.level, lost[i] = d.level - over, over end
+    elseif cost > 0 and delay > 0 and d.level + delay * d.limit / d.window >= d.capacity and d.at < now + delay then
+      -- Refill could fill the bucket before this draw reaches the provider, whose bucket may then sit full.
+      d.at = now + delay
     end
     d.level, d.total = d.level - cost, d.total + cost
   end
@@ -89,8 +91,8 @@ save(dims, count)
 -- A booking for later is taken: only requests left untaken, or queued behind, want more.
 keepDemand(wait, admitted + booked < m or ARGV[after + 2] == '1')
 out[1], out[2], out[3], out[4] = admitted, booked, num(wait), binding
-for i = 1, count do out[4 + count + i] = num(dims[i].level) end
+for i = 1, count do out[4 + count + i], out[4 + 2 * count + i] = num(dims[i].level), num(lost[i]) end
 return out
 `,
-  sha1: "5c2ad334325c74a3f588d9a1faaeb3800776f770",
+  sha1: "fefb20f747050461ba514f346e9ea5763e2ad14f",
 };
