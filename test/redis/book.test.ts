@@ -57,10 +57,11 @@ describeRedis.each(ADAPTER_NAMES)("book (%s)", (adapter) => {
     );
     expect(first.every((b) => b.booked && b.waitMs === 0 && b.dimension === undefined)).toBe(true);
     const { value: next, ms: more } = await timed(() => bookOne(s, rpm, [1]));
-    // Refill while the calls ran (100/min = 1/600 per ms) can only shorten the wait.
+    // Refill while the calls ran (100/min = 1/600 per ms) can only shorten the wait. The calls are timed on this
+    // process's clock and refilled on Redis', read apart: a millisecond either way (CI on Node 24 saw 0.96 ms).
     expect(next).toMatchObject({ booked: true, dimension: "rpm", lease: undefined, marks: [101] });
     expect(next.waitMs).toBeLessThanOrEqual(600 + 1e-6);
-    expect(next.waitMs).toBeGreaterThanOrEqual(600 - ms - more);
+    expect(next.waitMs).toBeGreaterThanOrEqual(600 - ms - more - 1);
     expect(next.levels[0]).toBeCloseTo(-1 + (600 - next.waitMs) / 600, 9);
   });
 
