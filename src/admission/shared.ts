@@ -38,8 +38,10 @@ interface Batch {
 /** The head's booking for later, waiting to come due (then for a concurrency lease). */
 interface Due {
   readonly waiter: Waiter;
-  readonly costs: readonly number[];
-  /** What giving the booking back returns: its costs and the refill it took besides (see {@link Booking.lost}). */
+  /**
+   * What the booking took, and giving it back returns: its costs and the refill it took besides (see
+   * {@link Booking.lost}), positive exactly where it costs something.
+   */
   readonly back: readonly number[];
   readonly marks: readonly number[];
   /** Monotonic time it is due, as the store last said. */
@@ -311,8 +313,7 @@ export class SharedAdmission extends QueuedAdmission {
       this.fail(waiter, this.waitTimeout(booking.dimension ?? "store", booking.waitMs, waiter.maxWaitMs));
       return;
     }
-    const back = withLost(costs[i]!, booking);
-    this.due = { waiter, costs: costs[i]!, back, marks: booking.marks[i]!, at: now + booking.waitMs };
+    this.due = { waiter, back: withLost(costs[i]!, booking), marks: booking.marks[i]!, at: now + booking.waitMs };
     this.awaitDue(this.due);
   }
 
@@ -344,7 +345,7 @@ export class SharedAdmission extends QueuedAdmission {
 
   /** Asks the store when `due` is due; an error leaves the time it said before. */
   private askDue(due: Due): void {
-    const marks = due.marks.map((mark, i) => (due.costs[i]! > 0 ? mark : undefined));
+    const marks = due.marks.map((mark, i) => (due.back[i]! > 0 ? mark : undefined));
     this.link.dueIn(marks).then(
       (waitMs) => {
         if (this.due !== due) return;
