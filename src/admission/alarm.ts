@@ -1,6 +1,12 @@
 import { MAX_TIMEOUT_MS, type Clock } from "../core/clock.js";
 
 /**
+ * How late an alarm may fire after its due time on a free event loop: timers
+ * count whole milliseconds, so a fractional delay is rounded up.
+ */
+export const ALARM_LATENESS_MS = 1;
+
+/**
  * One re-armable timer that calls `onFire` once the clock reaches the due
  * time: never early (an early or capped wake-up re-arms for the rest).
  */

@@ -11,6 +11,7 @@ import {
   type SharedReading,
   type SharedStore,
 } from "../store/shared-store.js";
+import { ALARM_LATENESS_MS } from "./alarm.js";
 import { Credit, CREDIT_MS } from "./credit.js";
 import { DrawsOnTheirWay } from "./draws-on-their-way.js";
 
@@ -56,7 +57,12 @@ export class StoreLink {
     private readonly arrivalDelayMs: number,
     private readonly warn: (warning: Error) => void,
   ) {
-    this.layout = this.creditLayout = { dimensions: [], concurrency: undefined, initialFraction, arrivalDelayMs };
+    this.layout = this.creditLayout = {
+      dimensions: [],
+      concurrency: undefined,
+      initialFraction,
+      arrivalDelayMs: this.sentDelayMs,
+    };
     this.onTheirWay = new DrawsOnTheirWay(clock, arrivalDelayMs);
     this.credit = new Credit((left) => this.giveBack(left));
   }
@@ -72,14 +78,22 @@ export class StoreLink {
       dimensions: dimensions.map(({ name, limit, windowMs, capacity }) => ({ name, limit, windowMs, capacity })),
       concurrency,
       initialFraction: this.initialFraction,
-      arrivalDelayMs: this.arrivalDelayMs,
+      arrivalDelayMs: this.sentDelayMs,
     };
-    this.creditLayout = { ...this.layout, arrivalDelayMs: this.arrivalDelayMs + CREDIT_MS };
+    this.creditLayout = { ...this.layout, arrivalDelayMs: this.sentDelayMs + CREDIT_MS };
     this.onTheirWay.configure(dimensions.map((d) => d.name));
     for (const name of [...this.mirror.keys()]) if (!dimensions.some((d) => d.name === name)) this.mirror.delete(name);
     for (const d of dimensions) {
       if (!this.mirror.has(d.name)) this.mirror.set(d.name, d.capacity * this.initialFraction);
     }
+  }
+
+  /**
+   * The arrival delay the store holds refill for: a booking for later is admitted when an alarm fires, which
+   * may be up to {@link ALARM_LATENESS_MS} after the store's due time, and its call reaches the provider as late.
+   */
+  private get sentDelayMs(): number {
+    return this.arrivalDelayMs + ALARM_LATENESS_MS;
   }
 
   /** Whether concurrency is limited: a booking that comes due must take a lease. */

@@ -7,6 +7,7 @@
  * written here.
  */
 import { describe, expect, it } from "vitest";
+import { ALARM_LATENESS_MS } from "../../src/admission/alarm.js";
 import { CREDIT_HOT_MS, CREDIT_MS, CREDIT_REQUESTS, CREDIT_STREAK } from "../../src/admission/credit.js";
 import { DEFAULT_ARRIVAL_DELAY_MS } from "../../src/config.js";
 import { Limiter, type LimiterOptions } from "../../src/index.js";
@@ -63,9 +64,13 @@ describe("credit through a shared store", () => {
     const slices = Math.ceil((100 - WARM) / (CREDIT_REQUESTS + 1));
     expect(store.bookings).toHaveLength(WARM + slices);
     expect(store.bookings.slice(0, WARM).map((b) => b.requests)).toEqual(Array<number>(WARM).fill(1));
-    // A booking with credit holds refill back as long as its calls may take to reach the provider.
+    // A booking with credit holds refill back as long as its calls may take to reach the provider (the alarm's
+    // lateness, for a booking for later, besides).
     expect(store.bookings.slice(WARM)).toEqual(
-      Array.from({ length: slices }, () => ({ requests: 2, arrivalDelayMs: DEFAULT_ARRIVAL_DELAY_MS + CREDIT_MS })),
+      Array.from({ length: slices }, () => ({
+        requests: 2,
+        arrivalDelayMs: DEFAULT_ARRIVAL_DELAY_MS + ALARM_LATENESS_MS + CREDIT_MS,
+      })),
     );
     // The store counted the credit as drawn; snapshot() counts what this process holds.
     const held = CREDIT_REQUESTS * slices - (100 - store.bookings.length);
