@@ -38,11 +38,9 @@ interface Batch {
 /** The head's booking for later, waiting to come due (then for a concurrency lease). */
 interface Due {
   readonly waiter: Waiter;
-  /**
-   * What the booking took, and giving it back returns: its costs and the refill it took besides (see
-   * {@link Booking.lost}), positive exactly where it costs something.
-   */
-  readonly back: readonly number[];
+  readonly costs: readonly number[];
+  /** The refill it took besides its costs, given back with them (see {@link Booking.lost}). */
+  readonly lost: readonly number[];
   readonly marks: readonly number[];
   /** Monotonic time it is due, as the store last said. */
   at: number;
@@ -222,7 +220,7 @@ export class SharedAdmission extends QueuedAdmission {
     }
     this.due = undefined;
     this.alarm.clear();
-    this.link.giveBack(due.back);
+    this.link.giveBack(due.costs, due.lost);
   }
 
   /** Admission at once comes only from credit: anything else books through the store (see `serve`). */
@@ -256,7 +254,7 @@ export class SharedAdmission extends QueuedAdmission {
     if (due && due.waiter.lane !== head.lane) {
       this.due = undefined;
       this.alarm.clear();
-      this.link.giveBack(due.back);
+      this.link.giveBack(due.costs, due.lost);
     }
     super.headArrived(head);
   }
@@ -304,16 +302,17 @@ export class SharedAdmission extends QueuedAdmission {
     const waiter = booking.booked ? waiters[i] : undefined;
     if (waiter === undefined || !queued.has(waiter)) {
       // Nothing of this call waits any more (its waiters may have left meanwhile): the queue's head books next.
-      if (waiter) this.link.giveBack(withLost(costs[i]!, booking));
+      if (waiter) this.link.giveBack(costs[i]!, booking.lost ?? []);
       this.pump();
       return;
     }
     if (now + booking.waitMs > waiter.deadline) {
-      this.link.giveBack(withLost(costs[i]!, booking));
+      this.link.giveBack(costs[i]!, booking.lost ?? []);
       this.fail(waiter, this.waitTimeout(booking.dimension ?? "store", booking.waitMs, waiter.maxWaitMs));
       return;
     }
-    this.due = { waiter, back: withLost(costs[i]!, booking), marks: booking.marks[i]!, at: now + booking.waitMs };
+    const lost = booking.lost ?? [];
+    this.due = { waiter, costs: costs[i]!, lost, marks: booking.marks[i]!, at: now + booking.waitMs };
     this.awaitDue(this.due);
   }
 
@@ -329,7 +328,7 @@ export class SharedAdmission extends QueuedAdmission {
       return { ...booking, admitted: n };
     }
     if (booking.booked && booking.admitted === n) {
-      if (current) this.link.giveBack(withLost(slice!, booking));
+      if (current) this.link.giveBack(slice!, booking.lost ?? []);
       return { ...booking, booked: false, waitMs: 0, dimension: undefined, lost: undefined };
     }
     return booking;
@@ -345,7 +344,7 @@ export class SharedAdmission extends QueuedAdmission {
 
   /** Asks the store when `due` is due; an error leaves the time it said before. */
   private askDue(due: Due): void {
-    const marks = due.marks.map((mark, i) => (due.back[i]! > 0 ? mark : undefined));
+    const marks = due.marks.map((mark, i) => (due.costs[i]! > 0 ? mark : undefined));
     this.link.dueIn(marks).then(
       (waitMs) => {
         if (this.due !== due) return;
@@ -373,7 +372,7 @@ export class SharedAdmission extends QueuedAdmission {
     const waiter = waiters[0]!;
     const waitMs = this.link.msUntilReserve(booking.levels, waiter.reserve);
     if (waitMs === 0) return false;
-    this.cancel(withLost(costs[0]!, booking), booking.leases[0]);
+    this.cancel(costs[0]!, booking.leases[0], booking.booked ? (booking.lost ?? []) : undefined);
     if (queued.has(waiter)) this.alarm.set(this.clock.now() + waitMs);
     else this.pump();
     return true;
@@ -448,9 +447,9 @@ export class SharedAdmission extends QueuedAdmission {
     this.admit(waiter, this.clock.now(), marks, lease);
   }
 
-  /** What a booking took for a waiter that left while it was on its way goes back. */
-  private cancel(costs: readonly number[], lease: string | undefined): void {
-    this.link.giveBack(costs);
+  /** What a booking took for a waiter that left while it was on its way goes back (see `StoreLink.giveBack`). */
+  private cancel(costs: readonly number[], lease: string | undefined, lost?: readonly number[]): void {
+    this.link.giveBack(costs, lost);
     if (lease !== undefined) this.link.returnLease(lease);
   }
 
@@ -483,10 +482,4 @@ export class SharedAdmission extends QueuedAdmission {
     else this.link.markDown(error);
     this.pump();
   }
-}
-
-/** What giving back the request `booking` booked for later (costing `costs`) returns: its costs and what it lost. */
-function withLost(costs: readonly number[], booking: Booking): readonly number[] {
-  const lost = booking.lost;
-  return lost ? costs.map((cost, i) => cost + (lost[i] ?? 0)) : costs;
 }

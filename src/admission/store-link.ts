@@ -36,7 +36,8 @@ export class StoreLink {
   generation = 0;
   /** Levels as of the last round trip. */
   private readonly mirror = new Map<string, number>();
-  private pending: number[] | undefined;
+  /** Deltas of this tick not yet written, and what of them gives back draws booked for later. */
+  private pending: { deltas: number[]; unbooked: number[] } | undefined;
 
   /** Writes sent and not yet answered. */
   private readonly writes = new Set<Promise<void>>();
@@ -226,22 +227,17 @@ export class StoreLink {
   /** Adds `amount` to dimension `name` (a refund; negative: an extra charge); settles of one tick go as one write. */
   give(name: string, amount: number): void {
     const index = this.indexOf(name);
-    if (index < 0) return;
-    const { capacity } = this.dimensions[index]!;
-    this.mirror.set(name, Math.min(capacity, (this.mirror.get(name) ?? 0) + amount));
-    // A settle moves several dimensions at once: one round trip for all of them.
-    if (!this.pending) {
-      this.pending = this.dimensions.map(() => 0);
-      queueMicrotask(() => this.flush());
-    }
-    this.pending[index]! += amount;
+    if (index >= 0) this.add(index, amount, 0);
   }
 
-  /** Gives back what a booking took (costs in the layout's order). */
-  giveBack(costs: readonly number[]): void {
+  /**
+   * Gives back what a booking took (costs in the layout's order). `lost`, for a booking for later: the refill
+   * it took besides ({@link Booking.lost}; `[]` for none), which goes back too; the store then no longer
+   * expects its draw to reach the provider.
+   */
+  giveBack(costs: readonly number[], lost?: readonly number[]): void {
     costs.forEach((cost, i) => {
-      const name = this.layout.dimensions[i]?.name;
-      if (name !== undefined && cost > 0) this.give(name, cost);
+      if (i < this.dimensions.length && cost > 0) this.add(i, cost + (lost?.[i] ?? 0), lost ? cost : 0);
     });
   }
 
@@ -335,11 +331,25 @@ export class StoreLink {
     this.writes.add(tracked);
   }
 
+  /** Adds `amount` to dimension `index`, `unbooked` of it giving back a draw booked for later. */
+  private add(index: number, amount: number, unbooked: number): void {
+    const { name, capacity } = this.dimensions[index]!;
+    this.mirror.set(name, Math.min(capacity, (this.mirror.get(name) ?? 0) + amount));
+    // A settle moves several dimensions at once: one round trip for all of them.
+    if (!this.pending) {
+      this.pending = { deltas: this.dimensions.map(() => 0), unbooked: this.dimensions.map(() => 0) };
+      queueMicrotask(() => this.flush());
+    }
+    this.pending.deltas[index]! += amount;
+    this.pending.unbooked[index]! += unbooked;
+  }
+
   private flush(): void {
-    const deltas = this.pending;
+    const pending = this.pending;
     this.pending = undefined;
-    if (!deltas || deltas.every((d) => d === 0)) return;
-    this.write(this.store.adjust(this.layout, deltas));
+    if (!pending || pending.deltas.every((d) => d === 0)) return;
+    const { deltas, unbooked } = pending;
+    this.write(this.store.adjust(this.layout, deltas, unbooked.some((u) => u > 0) ? unbooked : undefined));
   }
 
   private capacities(): number[] {

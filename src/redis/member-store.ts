@@ -48,8 +48,8 @@ export class RedisMemberStore extends RedisStore {
     return super.lease(this.storedAs(layout).layout);
   }
 
-  override adjust(layout: SharedLayout, deltas: readonly number[]): Promise<void> {
-    return super.adjust(this.storedAs(layout).layout, deltas);
+  override adjust(layout: SharedLayout, deltas: readonly number[], unbooked?: readonly number[]): Promise<void> {
+    return super.adjust(this.storedAs(layout).layout, deltas, unbooked);
   }
 
   override lower(layout: SharedLayout, index: number, remaining: number, mark: number | undefined): Promise<void> {

@@ -100,8 +100,9 @@ export class RedisStore implements SharedStore {
     return { lease: lease === "" ? undefined : String(lease), retryMs: number(retryMs) };
   }
 
-  async adjust(layout: SharedLayout, deltas: readonly number[]): Promise<void> {
+  async adjust(layout: SharedLayout, deltas: readonly number[], unbooked?: readonly number[]): Promise<void> {
     const args = [...this.layoutArgs(layout), ...perDimension("deltas", layout, deltas)];
+    if (unbooked?.some((amount) => amount > 0)) args.push(...perDimension("unbooked", layout, unbooked));
     await this.runner.run(scripts.adjust, this.keys, args);
   }
 

@@ -183,8 +183,13 @@ export interface SharedStore {
     /** With no lease: ms until the earliest lease expires, at the latest, to retry then. `0` with a lease. */
     readonly retryMs: number;
   }>;
-  /** Adds `deltas` to the levels (a refund, a cancelled booking; negative: an extra charge), capped at capacity. */
-  adjust(layout: SharedLayout, deltas: readonly number[]): Promise<void>;
+  /**
+   * Adds `deltas` to the levels (a refund, a cancelled booking; negative: an extra charge), capped at capacity
+   * less the draws booked for later that may not have reached the provider (its bucket, which has not seen them,
+   * stops at capacity). `unbooked`, per dimension: what of `deltas` gives such draws back (a booking for later
+   * cancelled), which the provider will then never see. Left out: none.
+   */
+  adjust(layout: SharedLayout, deltas: readonly number[], unbooked?: readonly number[]): Promise<void>;
   /** Gives a lease back. */
   release(lease: string): Promise<void>;
   /** Extends live leases by `leaseMs` from now. */

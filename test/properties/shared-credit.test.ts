@@ -143,9 +143,30 @@ const ALARM_LATE_BY_A_FRACTION = {
   ],
 };
 
+/**
+ * Found by this property (session 9): a booking for later took off the refill that would overflow the provider's
+ * bucket by the time it arrives, reckoned on the level when it was booked. A refund that came after it (a call that
+ * used nothing) filled the provider's tokens bucket, which had not seen the booked draw, so refill overflowed there
+ * from then on while the store kept it: nine seconds later the provider rejected a call the store admitted. The
+ * store now keeps the draws the provider has not seen and holds the level under capacity less them.
+ */
+const REFUND_WHILE_BOOKED = {
+  limit: 3,
+  windowMs: 60000,
+  requests: 10,
+  arrivalDelayMs: 0,
+  processes: 1,
+  callers: [
+    { process: 0, startMs: 51, calls: 4, cost: 1 / 6, used: 0.5, delay: 0, latencyMs: 0, gapMs: 0 },
+    { process: 0, startMs: 0, calls: 6, cost: 1 / 6, used: 0, delay: 0, latencyMs: 10, gapMs: 0 },
+    { process: 0, startMs: 0, calls: 4, cost: 0, used: 0, delay: 0, latencyMs: 0, gapMs: 0 },
+  ],
+};
+
 describe("credit through a shared store (invariant 1 across processes)", () => {
   it("a provider metering exactly as configured never rejects a call admitted from credit or by a booking, from any process", async () => {
-    await fc.assert(neverRejected, { numRuns: numRuns(150), examples: [[ALARM_LATE_BY_A_FRACTION]] });
+    const examples = [[ALARM_LATE_BY_A_FRACTION], [REFUND_WHILE_BOOKED]];
+    await fc.assert(neverRejected, { numRuns: numRuns(150), examples });
     // The property is about credit: a good part of the calls it checks were admitted from it.
     expect(fromCredit / admissions).toBeGreaterThan(0.05);
   });

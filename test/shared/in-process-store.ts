@@ -13,6 +13,14 @@ interface State {
   pausedUntil: number;
   /** How far header sync set the level below the own count. */
   below: number;
+  /** Draws booked for later the provider may not have seen (see holdsRefill): two slots, as the scripts keep. */
+  unseen: [Slot, Slot];
+}
+
+/** Draws booked for later, unseen by the provider until `till` at the latest. */
+interface Slot {
+  amount: number;
+  till: number;
 }
 
 /**
@@ -114,12 +122,13 @@ export class InProcessStore implements SharedStore {
     return { lease, retryMs: lease === undefined ? this.untilFreeSlot(now) : 0 };
   }
 
-  async adjust(layout: SharedLayout, deltas: readonly number[]): Promise<void> {
+  async adjust(layout: SharedLayout, deltas: readonly number[], unbooked?: readonly number[]): Promise<void> {
     this.enter();
     const now = this.now();
     layout.dimensions.forEach((d, i) => {
       const state = this.refilled(layout, d.name, now);
-      state.level = Math.min(d.capacity, state.level + deltas[i]!);
+      if ((unbooked?.[i] ?? 0) > 0) this.unbook(state, unbooked![i]!);
+      state.level = Math.min(d.capacity - unseenTotal(state), state.level + deltas[i]!);
     });
   }
 
@@ -152,7 +161,8 @@ export class InProcessStore implements SharedStore {
     );
     const own = state.level + Math.max(0, Math.min(state.below, d.capacity - state.level));
     const set = raise && state.level >= 0 ? Math.min(own, truth) : Math.min(state.level, truth);
-    state.level = set;
+    // As the scripts' save(): never above what the provider's bucket holds with the draws it has not seen.
+    state.level = Math.min(set, d.capacity - unseenTotal(state));
     state.below = own - set;
   }
 
@@ -194,6 +204,14 @@ export class InProcessStore implements SharedStore {
     if (waitMs > 0) {
       const held = Math.max(0, state.at - now);
       const over = state.level + ((Math.max(0, waitMs - held) + delay) * limit) / windowMs - capacity;
+      // Until it arrives, refunds and refill that would fill the provider's bucket overflow it too: a free slot
+      // takes it, else the one that ends later.
+      const [first, second] = state.unseen;
+      const till = now + waitMs + delay;
+      const slot =
+        first.amount === 0 ? first : second.amount === 0 ? second : first.till > second.till ? first : second;
+      slot.till = slot.amount === 0 ? till : Math.max(slot.till, till);
+      slot.amount += cost;
       if (over > 0) {
         state.level -= over;
         return over;
@@ -213,14 +231,42 @@ export class InProcessStore implements SharedStore {
     const d = layout.dimensions.find((x) => x.name === name)!;
     let state = this.states.get(name);
     if (!state) {
-      state = { level: d.capacity * layout.initialFraction, at: now, booked: 0, pausedUntil: 0, below: 0 };
+      state = {
+        level: d.capacity * layout.initialFraction,
+        at: now,
+        booked: 0,
+        pausedUntil: 0,
+        below: 0,
+        unseen: [
+          { amount: 0, till: 0 },
+          { amount: 0, till: 0 },
+        ],
+      };
       this.states.set(name, state);
     }
-    if (now > state.at) {
-      state.level = Math.min(d.capacity, state.level + ((now - state.at) * d.limit) / d.windowMs);
-      state.at = now;
+    // As the provider's bucket stops at capacity, the level stops at capacity less the draws it has not seen; each
+    // slot ends in turn.
+    const [first, second] = state.unseen;
+    for (const slot of second.amount > 0 && second.till < first.till ? [second, first] : [first, second]) {
+      if (slot.amount > 0 && slot.till <= now) {
+        refillTo(d, state, slot.till);
+        slot.amount = 0;
+      }
     }
+    if (first.amount === 0) state.unseen = [second, first];
+    refillTo(d, state, now);
     return state;
+  }
+
+  /** A draw booked for later given back: taken from the slot that ends first (see the adjust script). */
+  private unbook(state: State, amount: number): void {
+    const [first, second] = state.unseen;
+    for (const slot of second.amount > 0 && second.till < first.till ? [second, first] : [first, second]) {
+      const take = Math.min(slot.amount, amount);
+      slot.amount -= take;
+      amount -= take;
+    }
+    if (first.amount === 0) state.unseen = [second, first];
   }
 
   private tryLease(limit: number, now: number): string | undefined {
@@ -233,5 +279,18 @@ export class InProcessStore implements SharedStore {
 
   private untilFreeSlot(now: number): number {
     return Math.max(1, Math.min(...this.leases.values()) - now);
+  }
+}
+
+/** What the provider has not seen of the draws booked for later. */
+function unseenTotal(state: State): number {
+  return state.unseen[0].amount + state.unseen[1].amount;
+}
+
+/** Refills `state` to `now`, up to capacity less what the provider has not seen. */
+function refillTo(d: SharedLayout["dimensions"][number], state: State, now: number): void {
+  if (now > state.at) {
+    state.level = Math.min(d.capacity - unseenTotal(state), state.level + ((now - state.at) * d.limit) / d.windowMs);
+    state.at = now;
   }
 }

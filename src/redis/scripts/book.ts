@@ -14,7 +14,8 @@ import type { Script } from "./script.js";
  * below full refills as always. A draw booked for later is taken when it is
  * due (and arrives up to the arrival delay later): what refill would bring the
  * level past the capacity by then overflows the provider's bucket, which has
- * not seen the draw, and is taken off the level now.
+ * not seen the draw, and is taken off the level now; until then the level
+ * stops at the capacity less the draws pending so (see {@link LAYOUT}).
  * Processes that want more go in step (see {@link DEMAND}): a request that
  * would put the caller more than a batch ahead of another ends the batch,
  * taking nothing.
@@ -55,7 +56,7 @@ for r = 1, m do
     local d, cost = dims[i], costs[i]
     -- Float slack: refill arithmetic can land a hair under a level that is, exactly, reached.
     local w = waitFor(d, cost - d.level, 1e-9 * (cost > 1 and cost or 1), cost > 0)
-    if w > wait then wait, binding = w, ARGV[d.f] end
+    if w > wait then wait, binding = w, ARGV[d.a] end
   end
   if wait == 0 and concurrency then
     local leaseMs = tonumber(ARGV[after + 5])
@@ -73,6 +74,8 @@ for r = 1, m do
       local held = d.at > now and d.at - now or 0
       local over = d.level + (math.max(0, wait - held) + delay) * d.limit / d.window - d.capacity
       if over > 0 then d.level, lost[i] = d.level - over, over end
+      -- And until it arrives, refunds and refill that would fill that bucket overflow it too (see LAYOUT).
+      unseen(d, cost, now + wait + delay)
     elseif cost > 0 and delay > 0 and d.level + delay * d.limit / d.window >= d.capacity and d.at < now + delay then
       -- Refill could fill the bucket before this draw reaches the provider, whose bucket may then sit full.
       d.at = now + delay
@@ -94,5 +97,5 @@ out[1], out[2], out[3], out[4] = admitted, booked, num(wait), binding
 for i = 1, count do out[4 + count + i], out[4 + 2 * count + i] = num(dims[i].level), num(lost[i]) end
 return out
 `,
-  sha1: "fefb20f747050461ba514f346e9ea5763e2ad14f",
+  sha1: "6e331ee783bc51ace6b38dc82fca05f7209d29e4",
 };

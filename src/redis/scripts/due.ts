@@ -21,11 +21,11 @@ for i = 1, count do
   local d, mark = dims[i], tonumber(ARGV[rest + i])
   if mark then
     local w = waitFor(d, -(d.level + bookedAfter(d, mark)), 1e-9 * math.max(1, math.abs(mark)), true)
-    if w > wait then wait, binding = w, ARGV[d.f] end
+    if w > wait then wait, binding = w, ARGV[d.a] end
   end
 end
 heard(wait)
 return { num(wait), binding }
 `,
-  sha1: "44df4647394309e941a1a259526f0e152ceac74f",
+  sha1: "11af130928b3556cfd769df21197515b4dec14af",
 };

@@ -17,7 +17,7 @@ local d = dims[1]
 local remaining, brought, mark = tonumber(ARGV[rest]), tonumber(ARGV[rest + 1]), tonumber(ARGV[rest + 2])
 if mark then brought = brought - bookedAfter(d, mark) end
 local truth = math.max(0, math.min(remaining, brought))
-local below = ARGV[d.f] .. ':h'
+local below = ARGV[d.a] .. ':h'
 -- The own count refills as the level does, and stops at capacity too.
 local own = d.level + math.max(0, math.min(tonumber(redis.call('HGET', KEYS[1], below)) or 0, d.capacity - d.level))
 local set = math.min(d.level, truth)
@@ -26,5 +26,5 @@ d.level = set
 save({ d }, 1)
 redis.call('HSET', KEYS[1], below, str(own - set))
 `,
-  sha1: "f1747cf145af0878700d14afd5293b599962dd20",
+  sha1: "e74f1e1b3170313a50405b3e97da17578c35ce49",
 };

@@ -5,8 +5,11 @@
  *
  * The hash holds, per dimension `<name>`, the fields `<name>:l` (its level),
  * `<name>:t` (when that level was last refilled, ms on Redis' clock),
- * `<name>:a` (the total ever booked on it) and `<name>:p` (paused until, ms on
- * Redis' clock); and, for the whole key, `v` (the layout version,
+ * `<name>:a` (the total ever booked on it), `<name>:p` (paused until, ms on
+ * Redis' clock), and two slots of draws booked for later that the provider may
+ * not have seen yet: `<name>:w` and `<name>:W` (amounts), `<name>:u` and
+ * `<name>:U` (until when each may be unseen, ms on Redis' clock: due, plus the
+ * arrival delay); and, for the whole key, `v` (the layout version,
  * {@link LAYOUT_VERSION}) and `x` (a time, ms on Redis' clock, before which the
  * hash does not expire). llm-limiter 0.1.0 wrote the same per-dimension fields
  * without `v` and `x`: its scripts ignore both, and these read its hash as
@@ -102,26 +105,74 @@ export const LAYOUT = `
 local count = tonumber(ARGV[2])
 local rest = 3 + count * 4
 
--- v, x, then each dimension's four fields where ARGV has its name and limits: dimension i's are fields[f] to
--- fields[f + 3], and state[f] to state[f + 3], for f = 4i - 1 (made at its full size, for Lua not to grow it).
-local fields = { 'v', 'x', unpack(ARGV, 3, rest - 1) }
-for f = 3, rest - 1, 4 do
-  local name = fields[f]
+-- v, x, then each dimension's eight fields: dimension i's are fields[f] to fields[f + 7], and state[f] to
+-- state[f + 7], for f = 8i - 5; its name and limits are ARGV[a] to ARGV[a + 3], for a = 4i - 1.
+local fields = { 'v', 'x' }
+for i = 1, count do
+  local name, f = ARGV[i * 4 - 1], i * 8 - 5
   fields[f], fields[f + 1], fields[f + 2], fields[f + 3] = name .. ':l', name .. ':t', name .. ':a', name .. ':p'
+  fields[f + 4], fields[f + 5], fields[f + 6], fields[f + 7] = name .. ':w', name .. ':u', name .. ':W', name .. ':U'
 end
 ${read("fields")}
+
+-- Draws booked for later that the provider has not seen keep its bucket that much fuller than the level: until
+-- they may have arrived, the level stops at capacity less them, as the provider's stops at capacity. Each dimension
+-- keeps them in two slots (w until u, W until U), each at most until the latest of its draws may arrive.
+
+-- Refills d to time 'to', up to capacity less what it has unseen. Multiply first so whole numbers stay exact; a
+-- clock that steps back refills nothing.
+local function refillTo(d, to)
+  if to > d.at then
+    local level, cap = d.level + (to - d.at) * d.limit / d.window, d.capacity - d.w - d.W
+    d.level, d.at = level < cap and level or cap, to
+  end
+end
+
+-- Refills d to now, each slot ending in turn; the slot left is kept first.
+local function catchUp(d)
+  if d.W > 0 and d.U <= now and (d.w == 0 or d.U < d.u) then refillTo(d, d.U) d.W, d.U = 0, 0 end
+  if d.w > 0 and d.u <= now then refillTo(d, d.u) d.w, d.u = 0, 0 end
+  if d.W > 0 and d.U <= now then refillTo(d, d.U) d.W, d.U = 0, 0 end
+  if d.w == 0 and d.W > 0 then d.w, d.u, d.W, d.U = d.W, d.U, 0, 0 end
+  refillTo(d, now)
+end
+
 local dims = {}
 for i = 1, count do
-  local f = i * 4 - 1
-  local limit, window, capacity = tonumber(ARGV[f + 1]), tonumber(ARGV[f + 2]), tonumber(ARGV[f + 3])
+  local f, a = i * 8 - 5, i * 4 - 1
+  local capacity = tonumber(ARGV[a + 3])
   local level, at = tonumber(state[f]), tonumber(state[f + 1])
   if level == nil or at == nil then level, at = capacity * tonumber(ARGV[1]), now end
-  -- Multiply first so whole numbers stay exact; a clock that steps back refills nothing.
-  if now > at then level, at = level + (now - at) * limit / window, now end
-  if level > capacity then level = capacity end
-  local paused = state[f + 3]
-  dims[i] = { f = f, level = level, at = at, total = tonumber(state[f + 2]) or 0, paused = paused and tonumber(paused) or 0,
-    limit = limit, window = window, capacity = capacity }
+  local paused, w, W = state[f + 3], state[f + 4], state[f + 6]
+  local d = { f = f, a = a, level = level, at = at, total = tonumber(state[f + 2]) or 0,
+    paused = paused and tonumber(paused) or 0, w = w and tonumber(w) or 0, u = w and tonumber(state[f + 5]) or 0,
+    W = W and tonumber(W) or 0, U = W and tonumber(state[f + 7]) or 0, moved = false,
+    limit = tonumber(ARGV[a + 1]), window = tonumber(ARGV[a + 2]), capacity = capacity }
+  catchUp(d)
+  if d.level > capacity then d.level = capacity end
+  dims[i] = d
+end
+
+-- A draw of 'cost' booked for later, unseen until 'till': a free slot takes it, else the one that ends later.
+local function unseen(d, cost, till)
+  if d.w == 0 then d.w, d.u = cost, till
+  elseif d.W == 0 then d.W, d.U = cost, till
+  elseif d.u > d.U then d.w, d.u = d.w + cost, math.max(d.u, till)
+  else d.W, d.U = d.W + cost, math.max(d.U, till) end
+  d.moved = true
+end
+
+-- Draws booked for later given back: the provider will not see them. Taken from the slot that ends first (a slot
+-- may then end holding less than its own draws, which are seen by then; never more).
+local function unbooked(d, amount)
+  if d.W > 0 and d.U < d.u then
+    local take = math.min(d.W, amount)
+    d.W, amount = d.W - take, amount - take
+  end
+  local take = math.min(d.w, amount)
+  d.w, d.W = d.w - take, math.max(0, d.W - (amount - take))
+  if d.w == 0 and d.W > 0 then d.w, d.u, d.W, d.U = d.W, d.U, 0, 0 end
+  d.moved = true
 end
 
 -- Keeps the state until the bucket is full again (pending bookings included) plus a window,
@@ -131,18 +182,27 @@ local function save(ds, n)
   -- Made at its full size for two dimensions and v and x: Lua grows a table filled one entry at a time four times.
   local values = { false, false, false, false, false, false, false, false, false, false, false, false, false, false,
     false, false }
-  local ttl, stamp = 0, str(now)
+  local ttl, stamp, k = 0, str(now), 0
   for j = 1, n do
-    local d, v = ds[j], j * 6 - 6
-    values[v + 1], values[v + 2], values[v + 3], values[v + 4], values[v + 5], values[v + 6] =
+    local d = ds[j]
+    -- Whatever raised it, a level stays under what the provider's bucket can hold with the draws it has not seen.
+    if d.level > d.capacity - d.w - d.W then d.level = d.capacity - d.w - d.W end
+    values[k + 1], values[k + 2], values[k + 3], values[k + 4], values[k + 5], values[k + 6] =
       fields[d.f], str(d.level), fields[d.f + 1], d.at == now and stamp or str(d.at), fields[d.f + 2], str(d.total)
+    k = k + 6
+    if d.moved then
+      values[k + 1], values[k + 2], values[k + 3], values[k + 4] = fields[d.f + 4], str(d.w), fields[d.f + 5], str(d.u)
+      values[k + 5], values[k + 6], values[k + 7], values[k + 8] = fields[d.f + 6], str(d.W), fields[d.f + 7], str(d.U)
+      k = k + 8
+    end
     local full = (d.capacity - d.level) * d.window / d.limit + d.window
-    -- Refill held back (draws on their way) starts later.
+    -- Refill held back (draws on their way, or booked for later) starts, or ends, later.
     if d.at > now then full = full + d.at - now end
+    if d.w > 0 then full = full + math.max(d.u, d.U) - now end
     if full > ttl then ttl = full end
     if d.paused - now > ttl then ttl = d.paused - now end
   end
-  local k, grow = lifetime(values, n * 6, ttl)
+  local k, grow = lifetime(values, k, ttl)
   redis.call('HSET', KEYS[1], unpack(values, 1, k))
   if grow then redis.call('PEXPIRE', KEYS[1], grow) end
 end
