@@ -89,19 +89,9 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     this.pump();
   }
 
-  protected takeNow(
-    estimate: Estimate,
-    signal: AbortSignal | undefined,
-    refundable: boolean,
-    reserve: number,
-    priority: string,
-    tenant: string | undefined,
-  ): AdmittedCall | undefined {
-    const now = this.clock.now();
+  protected takeNow(estimate: Estimate, now: number, reserve: number): true | undefined {
     if (this.probe?.expired(now)) this.endProbe();
-    if (!this.take(estimate, now, reserve)) return undefined;
-    this.opened(now);
-    return this.ledger.open(estimate, signal, now, refundable, priority, tenant);
+    return this.take(estimate, now, reserve) || undefined;
   }
 
   protected serve(first: Waiter): void {
@@ -129,7 +119,7 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     this.scheduleHead(head);
   }
 
-  protected override opened(now: number): void {
+  protected override opened(_estimate: Estimate, now: number): void {
     this.probe?.admitted(now);
   }
 

@@ -79,15 +79,11 @@ export abstract class QueuedAdmission implements Admission {
   /** Admits from `head` on what fits; then waits for what the new head lacks. */
   protected abstract serve(head: Waiter): void;
 
-  /** Admission at once, called when nothing waits and nothing holds admission back. */
-  protected abstract takeNow(
-    estimate: Estimate,
-    signal: AbortSignal | undefined,
-    refundable: boolean,
-    reserve: number,
-    priority: string,
-    tenant: string | undefined,
-  ): AdmittedCall | undefined;
+  /**
+   * Takes `estimate` at `now` for admission at once, called when nothing waits and nothing holds admission
+   * back: `true`, or the store's marks to admit with; `undefined` when it does not fit now.
+   */
+  protected abstract takeNow(estimate: Estimate, now: number, reserve: number): readonly number[] | true | undefined;
 
   /** What keeps `waiter` out now, for a waiter timing out. */
   protected abstract blocker(waiter: Waiter): Blocker;
@@ -115,7 +111,12 @@ export abstract class QueuedAdmission implements Admission {
   ): AdmittedCall | undefined {
     const queue = this.queue;
     if ((queue.size > 0 && queue.waitingAtOrAbove(rank)) || this.paused()) return undefined;
-    return this.takeNow(estimate, signal, refundable, queue.bands[rank]!.reserve, this.priorities[rank]!, tenant);
+    const now = this.clock.now();
+    const taken = this.takeNow(estimate, now, queue.bands[rank]!.reserve);
+    if (taken === undefined) return undefined;
+    this.opened(estimate, now);
+    const marks = taken === true ? undefined : taken;
+    return this.ledger.open(estimate, signal, now, refundable, this.priorities[rank]!, tenant, marks);
   }
 
   /** Queues a request at the tail; rejects at once if the queue is full or the wait is known to be too long. */
@@ -234,8 +235,8 @@ export abstract class QueuedAdmission implements Admission {
     return false;
   }
 
-  /** A request is being admitted at `now`. */
-  protected opened(_now: number): void {}
+  /** A request for `estimate` is being admitted at `now`. */
+  protected opened(_estimate: Estimate, _now: number): void {}
 
   /** `waiter` left the queue (admitted, aborted, timed out or refused). */
   protected left(_waiter: Waiter): void {}
@@ -259,7 +260,7 @@ export abstract class QueuedAdmission implements Admission {
   /** Dequeues `waiter` and resolves it with its reservation. */
   protected admit(waiter: Waiter, now: number, marks?: readonly number[], lease?: string): void {
     this.dequeue(waiter, true);
-    this.opened(now);
+    this.opened(waiter.estimate, now);
     const { lane } = waiter;
     const priority = this.priorities[lane.band.rank]!;
     waiter.resolve(

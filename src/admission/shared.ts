@@ -113,9 +113,11 @@ export class SharedAdmission extends QueuedAdmission {
     this.link.onTheirWay.arrived(name, amount, chargedAt);
   }
 
-  protected override admit(waiter: Waiter, now: number, marks?: readonly number[], lease?: string): void {
-    this.sent(waiter.estimate, now);
-    super.admit(waiter, now, marks, lease);
+  /** Its draws are on their way to the provider; a run of requests one after another goes on from it. */
+  protected override opened(estimate: Estimate, now: number): void {
+    this.lastAdmittedAt = now;
+    for (const { name, dimension } of this.meters.list)
+      this.link.onTheirWay.sent(name, costOf(dimension.unit, estimate), now);
   }
 
   levels(): AdmissionLevels {
@@ -224,23 +226,11 @@ export class SharedAdmission extends QueuedAdmission {
   }
 
   /** Admission at once comes only from credit: anything else books through the store (see `serve`). */
-  protected takeNow(
-    estimate: Estimate,
-    signal: AbortSignal | undefined,
-    refundable: boolean,
-    reserve: number,
-    priority: string,
-    tenant: string | undefined,
-  ): AdmittedCall | undefined {
-    const now = this.clock.now();
+  protected takeNow(estimate: Estimate, now: number, reserve: number): readonly number[] | undefined {
     // A request that nothing queued is ahead of: one more in a run of requests one after another, or the first.
     this.streak = now - this.lastAdmittedAt <= CREDIT_HOT_MS ? this.streak + 1 : 0;
     // A class with headroom books alone: its take is checked against the levels the store answers.
-    const marks = reserve > 0 ? undefined : this.link.takeCredit(estimate);
-    if (!marks) return undefined;
-    this.sent(estimate, now);
-    this.opened(now);
-    return this.ledger.open(estimate, signal, now, refundable, priority, tenant, marks);
+    return reserve > 0 ? undefined : this.link.takeCredit(estimate);
   }
 
   /**
@@ -436,11 +426,6 @@ export class SharedAdmission extends QueuedAdmission {
   }
 
   /** A call admitted at `now` drew `estimate`: on its way to the provider, as header sync counts it. */
-  private sent(estimate: Estimate, now: number): void {
-    this.lastAdmittedAt = now;
-    for (const { name, dimension } of this.meters.list)
-      this.link.onTheirWay.sent(name, costOf(dimension.unit, estimate), now);
-  }
 
   private admitBooked(waiter: Waiter, marks: readonly number[] | undefined, lease: string | undefined): void {
     if (lease !== undefined) this.link.holdLease(lease);
