@@ -21,6 +21,7 @@ import { startRedisServer } from "../examples/shared/redis-server.js";
 import { keptRecords, RECORDS_MARKER } from "./goodput/report.js";
 import type { FromGoodputWorker, GoodputJob, GoodputReport } from "./redis/goodput-job.js";
 import { epochNow } from "./redis/jobs.js";
+import { BOOKING_BATCH } from "../src/store/shared-store.js";
 
 const WORKER = fileURLToPath(new URL("./redis/goodput-worker.ts", import.meta.url));
 const LIMITS = { rpm: 1_000, tpm: 45_000 };
@@ -30,6 +31,10 @@ const MAX_TOKENS = 200;
 const PROMPT = "x".repeat(360);
 const RUNS = 3;
 const TARGETS = { 1: 1.05, 3: 1.1, 8: 1.1 } as const;
+/** Calls in one booking batch: an eighth of the TPM bucket, each call reserving its prompt and `MAX_TOKENS`. */
+const BATCH_CALLS = Math.floor(
+  (LIMITS.tpm * BOOKING_BATCH.share) / (estimatePromptTokens({ messages: [{ content: PROMPT }] }) + MAX_TOKENS),
+);
 const PROCESSES = [1, 3, 8] as const;
 
 interface RunResult {
@@ -37,6 +42,8 @@ interface RunResult {
   readonly makespanMs: number;
   /** The last completion of the process that finished last, less that of the one that finished first. */
   readonly spreadMs: number;
+  /** The widest gap, at any time, between the calls two processes had admitted. */
+  readonly gap: number;
   readonly warnings: readonly string[];
 }
 
@@ -84,11 +91,24 @@ async function run(processes: number, redisUrl: string | undefined, seed: number
       rejected: provider.stats().rejected,
       makespanMs: Math.max(...finished) - goAt,
       spreadMs: Math.max(...finished) - Math.min(...finished),
+      gap: widestGap(reports.map((r) => r.admittedAt)),
       warnings: [...new Set(reports.flatMap((r) => r.warnings))],
     };
   } finally {
     await server.close();
   }
+}
+
+/** The widest gap, at any time, between the calls two processes had admitted (`admittedAt`: each one's times). */
+function widestGap(admittedAt: readonly (readonly number[])[]): number {
+  const events = admittedAt.flatMap((times, p) => times.map((at) => ({ at, p })));
+  const counts = admittedAt.map(() => 0);
+  let widest = 0;
+  for (const { p } of events.sort((a, b) => a.at - b.at)) {
+    counts[p]!++;
+    widest = Math.max(widest, Math.max(...counts) - Math.min(...counts));
+  }
+  return widest;
 }
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -113,7 +133,7 @@ try {
       results.get(config)!.push(result);
       process.stderr.write(
         `${config.store} ×${config.processes}, run ${seed}/${RUNS}: ${result.rejected} 429s, ` +
-          `${seconds(result.makespanMs)} s, finished ${seconds(result.spreadMs)} s apart${result.warnings.length ? `, warnings: ${result.warnings.join("; ")}` : ""}\n`,
+          `${seconds(result.makespanMs)} s, finished ${seconds(result.spreadMs)} s apart, widest gap ${result.gap} calls${result.warnings.length ? `, warnings: ${result.warnings.join("; ")}` : ""}\n`,
       );
     }
   }
@@ -137,6 +157,7 @@ const lines = rows.map(({ store, processes, runs }) => {
     `| ${store === "redis" ? "RedisStore" : "memory store"} | ${processes} | ${runs.map((r) => r.rejected).join(", ")} | ` +
     `${seconds(makespan)} s (${runs.map((r) => seconds(r.makespanMs)).join(", ")}) | ` +
     `${processes === 1 ? "" : `${seconds(median(runs.map((r) => r.spreadMs)))} s (${runs.map((r) => seconds(r.spreadMs)).join(", ")})`} | ` +
+    `${processes === 1 ? "" : `${median(runs.map((r) => r.gap))} (${runs.map((r) => r.gap).join(", ")})`} | ` +
     `${ratio.toFixed(3)}× | ${target === undefined ? "reference" : `0 429s, ≤ ${target}×: ${met}`} |`
   );
 });
@@ -150,11 +171,13 @@ latency 0.3–1.3 s). Each call reserves its prompt plus \`max_tokens\` ${MAX_TO
 plus 1–${MAX_TOKENS}. Limiters on default options (a \`RedisStore\` on defaults). Makespan: from "go"
 to the last call's completion; the median, then each run's. Finished apart: the last completion of
 the process that finished last, less that of the one that finished first (with equal demand,
-processes served in step finish together).
+processes served in step finish together). Widest gap: the most calls one process had been
+admitted beyond another at any moment of the run (from "go", so a process slower to start
+counts against it); one batch is ${BATCH_CALLS} calls (an eighth of the TPM bucket).
 Took ${((performance.now() - started) / 60_000).toFixed(1)} min.
 
-| store | processes | 429s per run | makespan, median (runs) | finished apart, median (runs) | vs memory | target |
-| --- | --: | --- | --- | --- | --: | --- |
+| store | processes | 429s per run | makespan, median (runs) | finished apart, median (runs) | widest gap, calls, median (runs) | vs memory | target |
+| --- | --: | --- | --- | --- | --: | --: | --- |
 ${lines.join("\n")}
 `;
 console.log(table);

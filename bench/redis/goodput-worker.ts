@@ -29,11 +29,15 @@ const body = JSON.stringify({
   max_tokens: job.maxTokens,
 });
 let rejected = 0;
+const admittedAt: number[] = [];
 
 function oneCall(): Promise<number> {
+  let retried = false;
   return limiter.run(
     job.promptTokens + job.maxTokens,
     async (reservation) => {
+      if (!retried) admittedAt.push(epochNow());
+      retried = true;
       const response = await fetch(`${job.providerUrl}/v1/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -53,7 +57,7 @@ function oneCall(): Promise<number> {
 
 process.once("message", async () => {
   const completedAt = await Promise.all(Array.from({ length: job.calls }, oneCall));
-  send({ type: "done", report: { completedAt, rejected, warnings: [...warnings] } });
+  send({ type: "done", report: { completedAt, admittedAt, rejected, warnings: [...warnings] } });
   await limiter.close();
   redis?.disconnect();
   process.disconnect();

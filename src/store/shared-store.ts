@@ -22,9 +22,12 @@ export const BOOKING_BATCH = { requests: 128, share: 1 / 8 } as const;
  * While a booking for later waits, how often (ms) a store with
  * {@link SharedStore.dueIn} is asked whether it has come due sooner: refunds,
  * other waiters leaving and refill held back by nothing meanwhile free room
- * that the oldest bookings should have first.
+ * that the oldest bookings should have first. Until it asks, a process with
+ * room booked is not counted as due to book, and the others may take batches
+ * past it: at 200 ms, three processes sharing a workload with refunds drifted
+ * two batches apart (`npm run bench:redis-goodput`); at 50, within one.
  */
-export const DUE_POLL_MS = 200;
+export const DUE_POLL_MS = 50;
 
 /** One dimension as the shared store meters it. */
 export interface SharedDimension {
@@ -169,7 +172,7 @@ export interface SharedStore {
    * it are covered once a dimension's level, plus what was booked on it after
    * the mark, reaches zero. Refunds and bookings given back bring it sooner
    * than `book` said; a lowered level or a pause, later. The limiter asks at
-   * most every 200 ms while one waits and takes an answer only
+   * most every {@link DUE_POLL_MS} ms while one waits and takes an answer only
    * when it is sooner; without this method, it waits for the time `book` said.
    */
   dueIn?(layout: SharedLayout, marks: readonly (number | undefined)[]): Promise<number>;
