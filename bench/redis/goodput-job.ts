@@ -20,6 +20,8 @@ export interface GoodputJob {
 export interface GoodputReport {
   /** When each call completed (epoch ms, see `epochNow`). */
   readonly completedAt: readonly number[];
+  /** When this process had queued its calls (epoch ms). */
+  readonly queuedAt: number;
   /** When each call was admitted, first attempts only (epoch ms, in order). */
   readonly admittedAt: readonly number[];
   /** 429s this process received. */

@@ -56,8 +56,10 @@ function oneCall(): Promise<number> {
 }
 
 process.once("message", async () => {
-  const completedAt = await Promise.all(Array.from({ length: job.calls }, oneCall));
-  send({ type: "done", report: { completedAt, admittedAt, rejected, warnings: [...warnings] } });
+  const calls = Array.from({ length: job.calls }, oneCall);
+  const queuedAt = epochNow();
+  const completedAt = await Promise.all(calls);
+  send({ type: "done", report: { completedAt, queuedAt, admittedAt, rejected, warnings: [...warnings] } });
   await limiter.close();
   redis?.disconnect();
   process.disconnect();
