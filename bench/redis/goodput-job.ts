@@ -1,4 +1,5 @@
 /** What bench/redis-goodput.ts and its worker processes say to each other over IPC. */
+import type { Take } from "../../test/redis/served-order.js";
 
 /** One process's share of a goodput run. */
 export interface GoodputJob {
@@ -20,10 +21,8 @@ export interface GoodputJob {
 export interface GoodputReport {
   /** When each call completed (epoch ms, see `epochNow`). */
   readonly completedAt: readonly number[];
-  /** When this process had queued its calls (epoch ms). */
-  readonly queuedAt: number;
-  /** When each call was admitted, first attempts only (epoch ms, in order). */
-  readonly admittedAt: readonly number[];
+  /** What each of its booking calls took, in Redis' order (test/redis/served-order.ts); none in memory. */
+  readonly takes: readonly Take[];
   /** 429s this process received. */
   readonly rejected: number;
   /** Distinct warnings the limiter reported (a store outage, a refused write). */

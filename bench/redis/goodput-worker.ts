@@ -6,7 +6,8 @@
  */
 import { Redis } from "ioredis";
 import { Limiter } from "../../src/index.js";
-import { RedisStore } from "../../src/redis/index.js";
+import { ioredis, RedisStore } from "../../src/redis/index.js";
+import { recording, type Take } from "../../test/redis/served-order.js";
 import { epochNow } from "./jobs.js";
 import type { FromGoodputWorker, GoodputJob } from "./goodput-job.js";
 
@@ -17,10 +18,12 @@ const redis =
   job.redisUrl === undefined ? undefined : new Redis(job.redisUrl, { autoResendUnfulfilledCommands: false });
 if (redis) await new Promise((resolve) => redis.once("ready", resolve));
 const warnings = new Set<string>();
+/** What each booking call took, and where in Redis' order. */
+const takes: Take[] = [];
 const limiter = new Limiter({
   ...job.limits,
   provider: "openai",
-  ...(redis && { store: new RedisStore({ client: redis, key: job.key }) }),
+  ...(redis && { store: new RedisStore({ client: recording(ioredis(redis), 0, takes, 0), key: job.key }) }),
   onWarning: (warning) => warnings.add(warning.message),
 });
 const body = JSON.stringify({
@@ -29,15 +32,11 @@ const body = JSON.stringify({
   max_tokens: job.maxTokens,
 });
 let rejected = 0;
-const admittedAt: number[] = [];
 
 function oneCall(): Promise<number> {
-  let retried = false;
   return limiter.run(
     job.promptTokens + job.maxTokens,
     async (reservation) => {
-      if (!retried) admittedAt.push(epochNow());
-      retried = true;
       const response = await fetch(`${job.providerUrl}/v1/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -56,10 +55,8 @@ function oneCall(): Promise<number> {
 }
 
 process.once("message", async () => {
-  const calls = Array.from({ length: job.calls }, oneCall);
-  const queuedAt = epochNow();
-  const completedAt = await Promise.all(calls);
-  send({ type: "done", report: { completedAt, queuedAt, admittedAt, rejected, warnings: [...warnings] } });
+  const completedAt = await Promise.all(Array.from({ length: job.calls }, oneCall));
+  send({ type: "done", report: { completedAt, takes, rejected, warnings: [...warnings] } });
   await limiter.close();
   redis?.disconnect();
   process.disconnect();

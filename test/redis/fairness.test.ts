@@ -10,54 +10,15 @@
 import { randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
 import { Limiter } from "../../src/index.js";
-import { RedisStore, type RedisScriptClient } from "../../src/redis/index.js";
-import { book } from "../../src/redis/scripts/book.js";
-import { ADAPTERS, describeRedis, redisUrl, sleep } from "./helpers.js";
+import { RedisStore } from "../../src/redis/index.js";
+import { ADAPTERS, describeRedis, redisUrl } from "./helpers.js";
+import { recording, widestGap, type Take } from "./served-order.js";
 
 const CALLS_EACH = 150;
 // 120 at once, then 120/s: past the burst, so both the burst and the rate are shared (about 2 s in all).
 const LIMIT = 120;
 // The most one booking call takes of a bucket: an eighth of its capacity.
 const BATCH = LIMIT / 8;
-
-/** What one booking call of process `p` took: `taken` requests after the key's first `before`. */
-interface Take {
-  readonly p: number;
-  readonly before: number;
-  readonly taken: number;
-}
-
-/** `client`, recording each booking reply of process `p` into `takes`, and handing it on `lagMs` late. */
-function recording(client: RedisScriptClient, p: number, takes: Take[], lagMs: number): RedisScriptClient {
-  const record = async (reply: unknown): Promise<unknown> => {
-    // Reply: admitted, booked, waitMs, binding, then the requests' total before the batch (see the script).
-    const [admitted, booked, , , before] = reply as [number, number, unknown, string, number | string];
-    takes.push({ p, before: Number(before), taken: admitted + booked });
-    if (lagMs > 0) await sleep(lagMs);
-    return reply;
-  };
-  return {
-    evalsha: (sha1, keys, args) => {
-      const sent = client.evalsha(sha1, keys, args);
-      return sha1 === book.sha1 ? sent.then(record) : sent;
-    },
-    eval: (script, keys, args) => {
-      const sent = client.eval(script, keys, args);
-      return script === book.source ? sent.then(record) : sent;
-    },
-  };
-}
-
-/** The widest gap between the processes' counts, as Redis took them. */
-function widestGap(takes: readonly Take[], processes: number): number {
-  const counts = new Array<number>(processes).fill(0);
-  let widest = 0;
-  for (const { p, taken } of [...takes].sort((a, b) => a.before - b.before)) {
-    counts[p]! += taken;
-    widest = Math.max(widest, Math.max(...counts) - Math.min(...counts));
-  }
-  return widest;
-}
 
 /** One limiter per entry of \`lagsMs\` (its booking replies that late) queue their calls at once: the widest gap. */
 async function served(lagsMs: readonly number[]): Promise<number> {
