@@ -25,7 +25,7 @@ export const BOOKING_BATCH = { requests: 128, share: 1 / 8 } as const;
  * that the oldest bookings should have first. Until it asks, a process with
  * room booked is not counted as due to book, and the others may take batches
  * past it: at 200 ms, three processes sharing a workload with refunds drifted
- * two batches apart (`npm run bench:redis-goodput`); at 50, within one.
+ * two batches apart (`npm run bench:redis-goodput`); at 50, a batch and a few calls at most.
  */
 export const DUE_POLL_MS = 50;
 
