@@ -172,7 +172,7 @@ export interface SharedStore {
    * it are covered once a dimension's level, plus what was booked on it after
    * the mark, reaches zero. Refunds and bookings given back bring it sooner
    * than `book` said; a lowered level or a pause, later. The limiter asks at
-   * most every {@link DUE_POLL_MS} ms while one waits and takes an answer only
+   * most every 50 ms while one waits and takes an answer only
    * when it is sooner; without this method, it waits for the time `book` said.
    */
   dueIn?(layout: SharedLayout, marks: readonly (number | undefined)[]): Promise<number>;
