@@ -113,7 +113,10 @@ export class SharedAdmission extends QueuedAdmission {
     this.link.onTheirWay.arrived(name, amount, chargedAt);
   }
 
-  /** Its draws are on their way to the provider; a run of requests one after another goes on from it. */
+  /**
+   * A call admitted at `now` drew `estimate`: on its way to the provider, as header sync counts it; and a run
+   * of requests one after another goes on from it.
+   */
   protected override opened(estimate: Estimate, now: number): void {
     this.lastAdmittedAt = now;
     for (const { name, dimension } of this.meters.list)
@@ -424,8 +427,6 @@ export class SharedAdmission extends QueuedAdmission {
   private hot(now: number): boolean {
     return now - this.lastAdmittedAt <= CREDIT_HOT_MS && this.streak >= CREDIT_STREAK;
   }
-
-  /** A call admitted at `now` drew `estimate`: on its way to the provider, as header sync counts it. */
 
   private admitBooked(waiter: Waiter, marks: readonly number[] | undefined, lease: string | undefined): void {
     if (lease !== undefined) this.link.holdLease(lease);
