@@ -9,8 +9,9 @@
  * and the makespan's ratio to the memory store's, and how far apart the processes' last completions
  * are (fairness: with equal demand they finish together). Prints markdown and writes
  * bench/results/redis-goodput.md, keeping the records below its marker. About 15 minutes.
+ * `--processes 3` (or `3,8`) runs those Redis rows beside the memory store, printed, not written.
  *
- *   npx tsx bench/redis-goodput.ts
+ *   npx tsx bench/redis-goodput.ts [--processes N[,N...]]
  */
 import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -37,6 +38,17 @@ const BATCH_CALLS = Math.floor(
   (LIMITS.tpm * BOOKING_BATCH.share) / (estimatePromptTokens({ messages: [{ content: PROMPT }] }) + MAX_TOKENS),
 );
 const PROCESSES = [1, 3, 8] as const;
+/** The Redis rows to run: every one unless `--processes` names some (then the file is not written). */
+const chosen = chosenProcesses(process.argv.slice(2));
+
+function chosenProcesses(args: readonly string[]): readonly number[] {
+  const at = args.indexOf("--processes");
+  if (at < 0) return PROCESSES;
+  const named = (args[at + 1] ?? "").split(",").map(Number);
+  if (named.length === 0 || named.some((n) => !(PROCESSES as readonly number[]).includes(n)))
+    throw new Error(`--processes takes some of ${PROCESSES.join(", ")}, comma-separated`);
+  return named;
+}
 
 interface RunResult {
   readonly rejected: number;
@@ -116,7 +128,7 @@ const redis = await startRedisServer();
 const started = performance.now();
 const rows: Row[] = [];
 try {
-  const configs = [{ store: "memory", processes: 1 }, ...PROCESSES.map((processes) => ({ store: "redis", processes }))];
+  const configs = [{ store: "memory", processes: 1 }, ...chosen.map((processes) => ({ store: "redis", processes }))];
   const results = new Map(configs.map((c) => [c, [] as RunResult[]]));
   // Interleaved: a neighbour's load hits every configuration of a round alike.
   for (let seed = 1; seed <= RUNS; seed++) {
@@ -174,6 +186,7 @@ Took ${((performance.now() - started) / 60_000).toFixed(1)} min.
 ${lines.join("\n")}
 `;
 console.log(table);
+if (chosen.length < PROCESSES.length) process.exit(0);
 const file = new URL("results/redis-goodput.md", import.meta.url);
 const records = existsSync(file) ? keptRecords(readFileSync(file, "utf8")) : "";
 writeFileSync(file, `${table}\n${RECORDS_MARKER}\n${records}`);

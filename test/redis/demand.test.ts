@@ -69,6 +69,78 @@ describeRedis("booking in step with other processes", () => {
     expect(await a.book(tight, requests(1), true)).toMatchObject({ booked: true, dimension: "rpm" });
   });
 
+  it("a process stopped to let another catch up counts as due while it waits to book again", async () => {
+    const key = `demand:${randomUUID()}`;
+    const [a, c] = [await store({ key }), await store({ key })];
+    expect((await a.book(rpm, requests(15), true)).admitted).toBe(15);
+    expect((await c.book(rpm, requests(1), true)).admitted).toBe(1);
+    // C's field as it would read had C said it would book 400 ms ago: A, stopped for it, waits the longest, 50 ms.
+    const [cId, entry] = Object.entries(await raw.hgetall(`{${key}}:d`)).sort((x, y) => x[1].localeCompare(y[1]))[0]!;
+    const [seconds, micros] = await raw.time();
+    await raw.hset(
+      `{${key}}:d`,
+      cId,
+      `${entry.split(" ")[0]} ${Number(seconds) * 1_000 + Number(micros) / 1_000 - 400}`,
+    );
+    const stopped = await a.book(rpm, requests(15), true);
+    expect(stopped).toMatchObject({ admitted: 1, dimension: "fairness", waitMs: 50 });
+    // C catches up with A, and may go a batch past A, not further, though A has not booked again yet.
+    expect((await c.book(rpm, requests(15), true)).admitted).toBe(15);
+    expect(await c.book(rpm, requests(30), true)).toMatchObject({ admitted: 15, dimension: "fairness" });
+  });
+
+  it("a process whose booking for later refunds covered holds back the others a batch past it", async () => {
+    const { a, b } = await pair();
+    const tight = layout([dim("rpm", 8)]); // a batch is one request
+    expect((await a.book(tight, requests(8), true)).admitted).toBe(8);
+    const later = await b.book(tight, requests(1), true);
+    expect(later).toMatchObject({ admitted: 0, booked: true, dimension: "rpm" });
+    // A refund of 3 covers B's booking (7.5 s away as booked) and leaves room for 2: A, level with B, takes one
+    // and stops where it would pass B by more than a batch, though B has not yet heard that it is due.
+    await a.adjust(tight, [3]);
+    expect(await a.book(tight, requests(2), true)).toMatchObject({ admitted: 1, dimension: "fairness" });
+    const held = await a.book(tight, requests(1), true);
+    expect(held).toMatchObject({ admitted: 0, booked: false, dimension: "fairness" });
+    // Until B's next question (every 50 ms) is due.
+    expect(held.waitMs).toBeGreaterThanOrEqual(1);
+    expect(held.waitMs).toBeLessThanOrEqual(50);
+    // B asks, hears that it is due, and books on: then A goes on.
+    expect(await b.dueIn(tight, later.marks[0]!)).toBe(0);
+    expect((await b.book(tight, requests(1), true)).admitted).toBe(1);
+    expect((await a.book(tight, requests(1), true)).booked).toBe(true);
+  });
+
+  it("a covered booking holds nobody back once its process has stopped asking whether it is due", async () => {
+    const { key, a, b } = await pair();
+    const tight = layout([dim("rpm", 8)]);
+    expect((await a.book(tight, requests(8), true)).admitted).toBe(8);
+    const later = await b.book(tight, requests(1), true);
+    await a.adjust(tight, [3]);
+    expect(await a.book(tight, requests(1), true)).toMatchObject({ admitted: 1 });
+    // B's field as it would read had B last asked 300 ms ago (it crashed, or its waiter left).
+    const demand = await raw.hgetall(`{${key}}:d`);
+    const [bId, entry] = Object.entries(demand).find(([, v]) => v.split(" ").length > 2)!;
+    const [served, back, , mark] = entry.split(" ");
+    expect(Number(mark)).toBe(later.marks[0]![0]);
+    const [seconds, micros] = await raw.time();
+    const now = Number(seconds) * 1_000 + Number(micros) / 1_000;
+    await raw.hset(`{${key}}:d`, bId, `${served} ${back} ${now - 300} ${mark}`);
+    expect((await a.book(tight, requests(1), true)).admitted).toBe(1);
+  });
+
+  it("a booking for later counts as due once the levels cover it, not before", async () => {
+    const { a, b } = await pair();
+    const tight = layout([dim("rpm", 8)]);
+    expect((await a.book(tight, requests(8), true)).admitted).toBe(8);
+    expect((await b.book(tight, requests(1), true)).booked).toBe(true);
+    // A books two after B, a batch past it: B, uncovered, is not due and holds A back in nothing.
+    expect(await a.book(tight, requests(1), true)).toMatchObject({ booked: true, dimension: "rpm" });
+    expect(await a.book(tight, requests(1), true)).toMatchObject({ booked: true, dimension: "rpm" });
+    // A refund of 1 covers B's booking (not A's after it): now A, past B by two, waits for B.
+    await a.adjust(tight, [1]);
+    expect(await a.book(tight, requests(1), true)).toMatchObject({ admitted: 0, booked: false, dimension: "fairness" });
+  });
+
   it("lists no process whose last request was booked for later: it will not book again", async () => {
     const { key, a, b } = await pair();
     const tight = layout([dim("rpm", 8)]);

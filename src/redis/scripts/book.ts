@@ -91,11 +91,13 @@ for r = 1, m do
 end
 
 save(dims, count)
--- A booking for later is taken: only requests left untaken, or queued behind, want more.
-keepDemand(wait, admitted + booked < m or ARGV[after + 2] == '1')
+-- A booking for later is taken: only requests left untaken, or queued behind, want more. One stopped to let another
+-- catch up would book now: the others count it as due (it may be the lowest by the time it books).
+local more = admitted + booked < m or ARGV[after + 2] == '1'
+keepDemand(binding == 'fairness' and 0 or wait, more, booked == 1 and costs or nil)
 out[1], out[2], out[3], out[4] = admitted, booked, num(wait), binding
 for i = 1, count do out[4 + count + i], out[4 + 2 * count + i] = num(dims[i].level), num(lost[i]) end
 return out
 `,
-  sha1: "6e331ee783bc51ace6b38dc82fca05f7209d29e4",
+  sha1: "370cff7fc43c30228451711703b6bf2ff47cbbd6",
 };

@@ -1,4 +1,4 @@
-import { BOOKING_BATCH } from "../../store/shared-store.js";
+import { BOOKING_BATCH, DUE_POLL_MS } from "../../store/shared-store.js";
 
 /**
  * How long past the time it said it would book again a process's demand
@@ -9,12 +9,23 @@ import { BOOKING_BATCH } from "../../store/shared-store.js";
 const GRACE_MS = 1_000;
 
 /**
+ * How long after it last asked whether its booking for later is due a
+ * waiting process is taken to ask again (ms): four of its polls
+ * ({@link DUE_POLL_MS}). Until then, a booking that refunds have covered
+ * counts as due (see {@link DEMAND}); a process that stopped asking (it
+ * crashed, its waiter left) holds nobody back that way for longer.
+ */
+const ASKS_WITHIN_MS = 4 * DUE_POLL_MS;
+
+/**
  * Lua for the booking script: fairness between the processes that want more
  * (see {@link SharedStore.book}). `KEYS[3]` is a hash with one field per such
  * process, named by the id it sends: `"<served> <back>"`, what it has taken in
  * batches while it wanted more, and when (Redis' clock, ms) it books next:
  * at once, or when its booking for later is due (as it last heard; refunds
- * bring that sooner, see {@link HEARD}).
+ * bring that sooner, see {@link HEARD}). A process waiting for a booking for
+ * later adds `" <asked> <marks>"`: when it last asked whether the booking is
+ * due, and the booking's mark on each dimension (`-` where it costs nothing).
  *
  * Pasted at the top level once `now`, `m` (the requests sent), `me` (the
  * caller's id) and `listed` (whether the caller may have a field) are known.
@@ -24,23 +35,48 @@ const GRACE_MS = 1_000;
  * batches ({@link BOOKING_BATCH}); `ahead(w, first)` whether taking one of
  * weight `w` would put the caller more than a batch past the lowest count of
  * the others due to book by now (the first of a call goes whenever the caller
- * is not ahead): one waiting for its booking to come due holds nobody back
- * until then. `fairWait()` is the ms to wait then. `keepDemand(wait, more)`
- * writes the caller's count back while it wants more (`wait`: ms until it
- * books again), and removes it once it does not.
+ * is not ahead). One waiting for its booking for later is due once the levels
+ * cover it (refunds bring that before the time it heard) while it still asks
+ * ({@link ASKS_WITHIN_MS}): so the others do not run ahead in the moments
+ * before its next question tells it. `fairWait()` is the ms to wait then.
+ * `keepDemand(wait, more, booked)` writes the caller's count back while it
+ * wants more (`wait`: ms until it books again, 0 for one stopped to let
+ * another catch up, which would book at once; `booked`: the costs of its
+ * booking for later, if it made one), and removes it once it does not.
  *
  * The hash is read only when it can matter: a caller with no field whose call
  * holds one request is never ahead (its count starts below every other), so a
  * lone caller reads it only if it comes to want more.
  */
 export const DEMAND = `
-local served, known, behind, behindBack, lowest, latest, read = 0, false, nil, 0, nil, now, false
+local served, known, behind, behindWait, lowest, latest, read = 0, false, nil, 0, nil, now, false
+
+-- Whether the booking for later that a field's tail (' <asked> <marks>') tells of is covered now, by the levels
+-- before this call's draws (level plus what was booked after a mark does not change with later draws), while its
+-- process still asks. A tail written for another layout covers nothing.
+local function covered(tail)
+  local i, asked = -1, 0
+  for token in string.gmatch(tail, '%S+') do
+    if i < 0 then
+      asked = tonumber(token)
+      if now - asked > ${ASKS_WITHIN_MS} then return false end
+    elseif token ~= '-' then
+      local d, mark = dims[i + 1], tonumber(token)
+      if d == nil or d.paused > now or d.level + math.max(0, d.total - mark) < -1e-9 * math.max(1, math.abs(mark)) then
+        return false
+      end
+    end
+    i = i + 1
+  end
+  return i == count, asked
+end
+
 local function readDemand()
   read = true
   local demand, gone, mine = redis.call('HGETALL', KEYS[3]), {}, nil
   for j = 1, #demand, 2 do
     local id = demand[j]
-    local c, b = string.match(demand[j + 1], '^(%S+) (%S+)$')
+    local c, b, tail = string.match(demand[j + 1], '^(%S+) (%S+)(.*)$')
     c, b = tonumber(c), tonumber(b)
     if b + ${GRACE_MS} <= now then
       gone[#gone + 1] = id
@@ -48,7 +84,16 @@ local function readDemand()
       mine, known = c, true
     else
       if lowest == nil or c < lowest then lowest = c end
-      if b <= now and (behind == nil or c < behind) then behind, behindBack = c, b end
+      if behind == nil or c < behind then
+        -- Soon, as the process behind books within its round trip; less often the longer it is overdue. One whose
+        -- booking refunds covered books once its next question tells it so.
+        if b <= now then
+          behind, behindWait = c, (now - b) / 4
+        elseif tail ~= '' then
+          local due, asked = covered(tail)
+          if due then behind, behindWait = c, asked + ${DUE_POLL_MS} - now end
+        end
+      end
       if b > latest then latest = b end
     end
   end
@@ -72,19 +117,25 @@ local function ahead(w, first)
   return served + w > behind + 1 + 1e-9
 end
 
--- Soon, as the process behind books within its round trip; less often the longer it is overdue.
 local function fairWait()
-  return math.min(math.max((now - behindBack) / 4, 1), 50)
+  return math.min(math.max(behindWait, 1), ${DUE_POLL_MS})
 end
 
-local function keepDemand(wait, more)
+local function keepDemand(wait, more, booked)
   if not more then
     if known then redis.call('HDEL', KEYS[3], me) end
     return
   end
   if not read then readDemand() end
   local back = now + wait
-  redis.call('HSET', KEYS[3], me, str(served) .. ' ' .. str(back))
+  local entry = str(served) .. ' ' .. str(back)
+  if booked then
+    -- Its marks: each dimension's total after its draw (nothing is drawn after it in this call).
+    local marks = { entry, str(now) }
+    for i = 1, count do marks[i + 2] = booked[i] > 0 and str(dims[i].total) or '-' end
+    entry = table.concat(marks, ' ')
+  end
+  redis.call('HSET', KEYS[3], me, entry)
   if back > latest then latest = back end
   redis.call('PEXPIRE', KEYS[3], math.ceil(latest + ${GRACE_MS} - now))
 end
@@ -93,15 +144,19 @@ end
 /**
  * Lua for the script that says whether a booking is due (see
  * {@link SharedStore.dueIn}): `heard(wait)` moves the caller's field, if it
- * has one, to when it books next (ms from now, as {@link DEMAND} keeps it):
- * one whose booking came due sooner holds back the others ahead of it at once.
+ * has one, to when it books next (ms from now, as {@link DEMAND} keeps it),
+ * and notes that it asked: one whose booking came due sooner holds back the
+ * others ahead of it at once.
  */
 export const HEARD = `
 local function heard(wait)
   local entry = redis.call('HGET', KEYS[3], me)
   if not entry then return end
+  local served, marks = string.match(entry, '^(%S+) %S+ %S+ (.*)$')
   local back = now + wait
-  redis.call('HSET', KEYS[3], me, string.match(entry, '^%S+') .. ' ' .. str(back))
+  if served then entry = served .. ' ' .. str(back) .. ' ' .. str(now) .. ' ' .. marks
+  else entry = string.match(entry, '^%S+') .. ' ' .. str(back) end
+  redis.call('HSET', KEYS[3], me, entry)
   if redis.call('PTTL', KEYS[3]) < back + ${GRACE_MS} - now then
     redis.call('PEXPIRE', KEYS[3], math.ceil(back + ${GRACE_MS} - now))
   end

@@ -27,5 +27,5 @@ end
 heard(wait)
 return { num(wait), binding }
 `,
-  sha1: "11af130928b3556cfd769df21197515b4dec14af",
+  sha1: "4e41b955142db5a62f99cacb2b390c212c5ad801",
 };
