@@ -7,9 +7,10 @@
  * Redis Cluster of its own, beside the single server's (reported, not targeted).
  * Prints markdown and writes it to bench/results/redis.md, keeping the records below its marker.
  * With `--one-caller`, runs the one-caller rounds alone and prints their table without writing the file;
- * `--duration-ms=<ms>` shortens every run (3,000 by default), for a quicker, noisier look.
+ * `--callers` does the same for the many-callers rows; `--duration-ms=<ms>` shortens every run (3,000 by
+ * default), for a quicker, noisier look.
  *
- *   npx tsx bench/redis.ts [--one-caller] [--duration-ms=<ms>]
+ *   npx tsx bench/redis.ts [--one-caller | --callers] [--duration-ms=<ms>]
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -17,6 +18,7 @@ import { Redis } from "ioredis";
 import type { Job, Library, Report, RequestBudget } from "./redis/jobs.js";
 import { commandsRun, resetCommandStats } from "./redis/commandstats.js";
 import {
+  callersSection,
   oneCallerSection,
   report,
   type Costs,
@@ -213,9 +215,12 @@ async function clusterRows(url: string, redis: Redis): Promise<{ cluster: Throug
 
 const server = await startRedisServer();
 const redis = new Redis(server.url);
-if (process.argv.includes("--one-caller")) {
+if (process.argv.includes("--one-caller") || process.argv.includes("--callers")) {
   try {
-    process.stdout.write(`${oneCallerSection(await uncontendedRows(server.url, redis), DURATION_MS)}\n`);
+    const section = process.argv.includes("--one-caller")
+      ? oneCallerSection(await uncontendedRows(server.url, redis), DURATION_MS)
+      : callersSection(await throughputRows(server.url, redis), CALLERS, ROUNDS, DURATION_MS);
+    process.stdout.write(`${section}\n`);
   } finally {
     redis.disconnect();
     await server.stop();

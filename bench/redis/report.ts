@@ -113,6 +113,23 @@ rounds' ratios (${ratios.join("; ")}).
 ${throughputTable(uncontended.rows)}`;
 }
 
+/** The many-callers rows: how they ran, and their table. */
+export function callersSection(
+  rows: readonly ThroughputRow[],
+  callers: number,
+  rounds: number,
+  durationMs: number,
+): string {
+  return `Each process runs ${callers} async loops, each awaiting one admission after another, for ${fixed(durationMs / 1_000, 1)} s; with several
+processes they share one key. Best of ${rounds} runs, interleaved across libraries. llm-limiter books the
+head of each process's queue and the waiters behind it in one script call (strict FIFO: those
+that fit are admitted in order, the first that does not is booked for later and ends the batch),
+so a round trip admits every call that queued while the previous one was on its way;
+rate-limiter-flexible has no queue and pipelines every caller's \`consume\`.
+
+${throughputTable(rows)}`;
+}
+
 export function report(r: Results): string {
   const flexibleMakespan = r.makespanRows.find((row) => row.library === "rate-limiter-flexible")?.makespanMs ?? NaN;
   const makespan = markdownTable(
@@ -164,14 +181,7 @@ run follows a 1 s warm-up on a key of its own, in fresh processes.
 
 ${oneCallerSection(r.uncontended, r.durationMs)}
 
-Each process runs ${r.callers} async loops, each awaiting one admission after another, for ${fixed(r.durationMs / 1_000, 1)} s; with several
-processes they share one key. Best of ${r.rounds} runs, interleaved across libraries. llm-limiter books the
-head of each process's queue and the waiters behind it in one script call (strict FIFO: those
-that fit are admitted in order, the first that does not is booked for later and ends the batch),
-so a round trip admits every call that queued while the previous one was on its way;
-rate-limiter-flexible has no queue and pipelines every caller's \`consume\`.
-
-${throughputTable(r.throughputRows)}
+${callersSection(r.throughputRows, r.callers, r.rounds, r.durationMs)}
 
 ## Makespan of ${whole(r.requests)} requests from ${r.processes} processes on one budget that binds
 
