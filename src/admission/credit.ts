@@ -17,7 +17,11 @@ export const CREDIT_STREAK = 3;
  * back that much longer (see {@link SharedLayout.arrivalDelayMs}).
  */
 export const CREDIT_MS = 20;
-/** Credit is booked for this many requests like the head… */
+/**
+ * Credit is booked for this many requests like the head, or for one more
+ * batch like the one it comes with when that holds more (callers in a loop,
+ * admitted together, come back together)…
+ */
 export const CREDIT_REQUESTS = 16;
 /** …and no more of a bucket than this share of its capacity. */
 export const CREDIT_SHARE = 1 / 64;
@@ -32,7 +36,8 @@ export const CREDIT_FLOOR = 1 / 2;
  * Room a process booked in the shared store ahead of its own requests, per
  * dimension (the layout's order): a caller admitting one request after another
  * takes from it with no round trip, so a lone caller pays one round trip per
- * {@link CREDIT_REQUESTS} admissions instead of one each. The store counted it
+ * {@link CREDIT_REQUESTS} admissions instead of one each; callers in a loop,
+ * admitted together, take their next batch from it, one round trip per two. The store counted it
  * as drawn when it was booked, so no process can over-admit through it; what is
  * unused goes back (`onReturn`) {@link CREDIT_MS} after the booking that
  * started it, and at once when something must reach every admission that the
@@ -49,18 +54,25 @@ export class Credit {
   constructor(private readonly onReturn: (left: readonly number[]) => void) {}
 
   /**
-   * What to book after a lone head costing `costs`, to top the credit up, from
-   * the levels as last seen and the capacities; `undefined`: nothing (the head
-   * would leave no room for another like it, or a bucket would fall under the floor).
+   * What to book after a batch of `requests` costing `costs` in all (a lone
+   * head: one), to top the credit up, from the levels as last seen and the
+   * capacities; `undefined`: nothing (no room for a request like theirs, or a
+   * bucket would fall under the floor).
    */
-  want(costs: readonly number[], levels: readonly number[], capacities: readonly number[]): number[] | undefined {
+  want(
+    costs: readonly number[],
+    requests: number,
+    levels: readonly number[],
+    capacities: readonly number[],
+  ): number[] | undefined {
     const slice: number[] = [];
+    const times = Math.max(1, CREDIT_REQUESTS / requests);
     let any = false;
     for (let i = 0; i < costs.length; i++) {
       const cost = costs[i]!;
       const capacity = capacities[i]!;
-      const target = Math.min(cost * CREDIT_REQUESTS, capacity * CREDIT_SHARE);
-      if (target < cost) return undefined;
+      const target = Math.min(cost * times, capacity * CREDIT_SHARE);
+      if (target < cost / requests) return undefined;
       const more = Math.max(0, target - (this.left[i] ?? 0));
       if (target > 0 && levels[i]! - cost - more < capacity * CREDIT_FLOOR) return undefined;
       slice.push(more);

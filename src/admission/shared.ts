@@ -55,7 +55,8 @@ interface Due {
  * book after it. So a process holds at most one booking for later, and
  * processes are served in booking order. A caller admitting one request after
  * another books credit with them, and is admitted from it with no round trip
- * (see `Credit`). While the store is unreachable, its failure policy decides.
+ * (see `Credit`); so do callers in a loop, whose whole queue comes back as
+ * one. While the store is unreachable, its failure policy decides.
  */
 export class SharedAdmission extends QueuedAdmission {
   /** At most one of these at a time: a booking call on its way, or its booking for later. */
@@ -192,8 +193,10 @@ export class SharedAdmission extends QueuedAdmission {
       costs.push(cost);
       return true;
     });
-    // A lone head in a run of admissions one after another: book ahead for the next ones.
-    const slice = !alone && this.queue.size === 1 && this.hot(now) ? this.link.creditFor(costs[0]!) : undefined;
+    // A run of admissions one after another, each request (a lone head's, or the first of a whole queue that came
+    // back as one: callers in a loop) coming as soon as the last was admitted: book ahead for the next ones.
+    const whole = waiters.length === this.queue.size;
+    const slice = !alone && whole && this.hot(now) ? this.link.creditFor(costs) : undefined;
     const batch: Batch = { waiters, costs, queued: new Set(waiters), slice, generation: this.link.generation };
     this.batch = batch;
     this.link.book(slice ? [...costs, slice] : costs, this.queue.size > waiters.length, slice !== undefined).then(

@@ -127,13 +127,14 @@ export class StoreLink {
   }
 
   /**
-   * What to book ahead, as credit, after a lone head costing `costs`
-   * (`undefined`: nothing); never with concurrency limited, as credit holds no leases.
+   * What to book ahead, as credit, after a batch (a lone head, or a whole queue) of requests costing
+   * `costs` each (`undefined`: nothing); never with concurrency limited, as credit holds no leases.
    */
-  creditFor(costs: readonly number[]): number[] | undefined {
+  creditFor(costs: readonly (readonly number[])[]): number[] | undefined {
     if (this.leased) return undefined;
     const levels = this.dimensions.map((d) => this.mirror.get(d.name) ?? 0);
-    return this.credit.want(costs, levels, this.capacities());
+    const total = levels.map((_, i) => costs.reduce((sum, c) => sum + c[i]!, 0));
+    return this.credit.want(total, costs.length, levels, this.capacities());
   }
 
   /**

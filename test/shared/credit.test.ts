@@ -1,8 +1,9 @@
 /**
  * Credit through a shared store: a caller admitting one request after another
  * books room ahead with its request and is admitted from it with no round
- * trip; what it holds goes back when it expires, on a pause, a lowered level,
- * a booking for later and close, and header sync takes it off readings.
+ * trip (callers in a loop, with their whole queue); what it holds goes back
+ * when it expires, on a pause, a lowered level, a booking for later and
+ * close, and header sync takes it off readings.
  * Virtual time, a store in this process; levels checked against arithmetic
  * written here.
  */
@@ -78,6 +79,36 @@ describe("credit through a shared store", () => {
     expect(limiter.snapshot().dimensions.rpm!.available).toBe(RPM.capacity - 100);
     await limiter.close();
     expect(store.levelOf(layoutOf(RPM), "rpm")).toBe(RPM.capacity - 100);
+  });
+
+  it("callers in a loop, admitted together, book their next batch ahead with this one", async () => {
+    const store = new RecordingStore();
+    const limiter = limiterOn(store);
+    const callers = 32;
+    await Promise.all(Array.from({ length: callers }, () => oneAfterAnother(limiter, 20)));
+    // Each round, the callers queue again as soon as they are admitted, the first with nothing queued: after
+    // CREDIT_STREAK such rounds a booking takes the whole queue and credit for as many more, and the next round is
+    // admitted from it, with no booking.
+    expect(store.bookings.map((b) => b.requests)).toEqual([
+      ...Array<number>(WARM).fill(callers),
+      ...Array<number>((20 - WARM) / 2 + 0.5).fill(callers + 1),
+    ]);
+    await limiter.close();
+    expect(store.levelOf(layoutOf(RPM), "rpm")).toBe(RPM.capacity - callers * 20);
+  });
+
+  it("books no credit for a queue that never empties: more callers than a booking takes", async () => {
+    const store = new RecordingStore();
+    const limiter = limiterOn(store);
+    // 200 callers, a booking takes 128: those admitted queue again behind the rest, and nobody finds the queue empty.
+    await Promise.all(Array.from({ length: 200 }, () => oneAfterAnother(limiter, 6)));
+    expect(store.bookings).toEqual(
+      Array.from({ length: 10 }, (_, i) => ({
+        requests: i < 9 ? 128 : 1_200 - 9 * 128,
+        arrivalDelayMs: DEFAULT_ARRIVAL_DELAY_MS + ALARM_LATENESS_MS,
+      })),
+    );
+    await limiter.close();
   });
 
   it("books credit for a caller whose round trips take longer than 1 ms", async () => {
