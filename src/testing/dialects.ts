@@ -11,8 +11,33 @@ import { wholeUnitsLeft } from "./meter.js";
  *   with the headers only Azure sends: the request id in `apim-request-id`, and `x-ms-region`.
  * - `"anthropic"`: `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}`,
  *   reset as an RFC 3339 timestamp of full replenishment.
+ *
+ * The providers that send none are {@link HeaderlessDialect}s.
  */
 export type Dialect = "openai" | "anthropic" | "groq" | "azure";
+
+/**
+ * A provider that sends no rate-limit headers at all, on success or on a 429, so that only
+ * its 429s tell anything (bodies and sources in the repository's docs/providers.md):
+ * - `"gemini"`: Gemini's (and Vertex AI's) `RESOURCE_EXHAUSTED` body, a `QuotaFailure`
+ *   naming the quota (`quotaId`, `quotaMetric`, `quotaValue`; `…PerDay…` for a per-day one)
+ *   and a `RetryInfo` (`retryDelay`).
+ * - `"bedrock"`: AWS Bedrock's `ThrottlingException`: header `x-amzn-errortype`, body
+ *   `{"message":"Too many tokens, please wait before trying again."}` (or `requests`);
+ *   the request id in `x-amzn-requestid`.
+ * - `"bare"`: a 429 with a `retry-after` (whole seconds) and a body that names nothing, as
+ *   DeepSeek's (whose documented concurrency cap is `concurrency`).
+ * - `"openrouter"`: OpenRouter's body, the limit's `X-RateLimit-*` values in
+ *   `error.metadata.headers` and nowhere else.
+ * - `"self-hosted"`: a vLLM / TGI-like server: at `concurrency` calls in flight, TGI's
+ *   `{"error":"Model is overloaded","error_type":"overloaded"}` without a retry hint.
+ *
+ * Their successful answers have the OpenAI chat-completions shape.
+ */
+export type HeaderlessDialect = "gemini" | "bedrock" | "bare" | "openrouter" | "self-hosted";
+
+/** Every dialect the simulator speaks: with rate-limit headers or without. */
+export type SimulatedDialect = Dialect | HeaderlessDialect;
 
 /** The state of one meter at the moment a response is sent. */
 export interface MeterReading {
@@ -34,7 +59,7 @@ const AZURE_REGION: Headers = { "x-ms-region": "Simulated" };
 /**
  * The dialect's rate-limit headers for the given readings, stamped at `wallNow` (epoch ms); Azure's with its region.
  */
-export function rateLimitHeaders(dialect: Dialect, readings: MeterReadings, wallNow: number): Headers {
+export function rateLimitHeaders(dialect: SimulatedDialect, readings: MeterReadings, wallNow: number): Headers {
   switch (dialect) {
     case "openai":
       return { ...openAIGroup("requests", readings.rpm, true), ...openAIGroup("tokens", readings.tpm, true) };
@@ -48,12 +73,49 @@ export function rateLimitHeaders(dialect: Dialect, readings: MeterReadings, wall
       };
     case "anthropic":
       return anthropicHeaders(readings, wallNow);
+    default:
+      return {};
   }
 }
 
 /** The header that carries the request id in this dialect (Azure's API Management gateway sends its own). */
-export function requestIdHeaderName(dialect: Dialect): string {
-  return dialect === "anthropic" ? "request-id" : dialect === "azure" ? "apim-request-id" : "x-request-id";
+export function requestIdHeaderName(dialect: SimulatedDialect): string {
+  switch (dialect) {
+    case "anthropic":
+      return "request-id";
+    case "azure":
+      return "apim-request-id";
+    case "bedrock":
+      return "x-amzn-requestid";
+    default:
+      return "x-request-id";
+  }
+}
+
+/** Bedrock names the exception in a header, with the service's fault namespace. */
+const BEDROCK_THROTTLING: Headers = {
+  "x-amzn-errortype": "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/",
+};
+
+/**
+ * The headers a 429 adds in this dialect, `waitMs` being the time until the call fits
+ * (`undefined`: never): `retry-after` and `retry-after-ms` where headers are sent, `retry-after`
+ * alone for `"bare"`, Bedrock's exception name, and nothing for the others, whose hint (if
+ * any) is in the body.
+ */
+export function rejectionHeaders(dialect: SimulatedDialect, waitMs: number | undefined): Headers {
+  switch (dialect) {
+    case "bedrock":
+      return { ...BEDROCK_THROTTLING };
+    case "bare":
+      return waitMs === undefined ? {} : { "retry-after": String(Math.ceil(waitMs / 1000)) };
+    case "gemini":
+    case "openrouter":
+    case "self-hosted":
+      return {};
+    default:
+      return waitMs === undefined ? {} : retryAfterHeaders(waitMs);
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { seededAnswerTokens } from "./answers.js";
 import type { Completion } from "./completion.js";
 import type { MeterReadings } from "./dialects.js";
-import { httpDate, rateLimitHeaders, requestIdHeaderName, retryAfterHeaders } from "./dialects.js";
+import { httpDate, rateLimitHeaders, rejectionHeaders, requestIdHeaderName } from "./dialects.js";
 import type { CallSize, Dimension, RejectionDimension } from "./dimensions.js";
 import { DIMENSION_NAMES, createDimension } from "./dimensions.js";
 import { wholeUnitsLeft } from "./meter.js";
@@ -75,7 +75,7 @@ export interface CallRecord {
   readonly completedAt?: number;
   /** The binding dimension (rejected calls). */
   readonly rejectedBy?: RejectionDimension;
-  /** The `retry-after-ms` sent (rejected calls that can ever fit). */
+  /** The wait hinted (rejected calls that can ever fit): `retry-after-ms`, or whatever the dialect sends, if any. */
   readonly retryAfterMs?: number;
 }
 
@@ -264,10 +264,8 @@ export class ProviderEngine {
     this.#rejectedBy[blocker.dimension] += 1;
     record.rejectedBy = blocker.dimension;
     const headers = this.#headers(record.id, this.#rateLimitHeaders(now));
-    if (retryAfterMs !== undefined) {
-      record.retryAfterMs = retryAfterMs;
-      Object.assign(headers, retryAfterHeaders(retryAfterMs));
-    }
+    if (retryAfterMs !== undefined) record.retryAfterMs = retryAfterMs;
+    Object.assign(headers, rejectionHeaders(this.#options.dialect, retryAfterMs));
     return { admitted: false, rejection: { ...blocker.rejection, retryAfterMs }, headers };
   }
 
@@ -285,7 +283,8 @@ export class ProviderEngine {
   #latency(request: AdmissionRequest, actual: number): number {
     const option = this.#options.latencyMs;
     if (typeof option === "number") return option;
-    const input = { prompt: request.prompt, maxTokens: request.maxTokens, actual, stream: request.stream };
+    const inFlight = this.#inFlight.size + 1;
+    const input = { prompt: request.prompt, maxTokens: request.maxTokens, actual, stream: request.stream, inFlight };
     return checkedDelay(option(input), "latencyMs()");
   }
 

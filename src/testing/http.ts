@@ -8,6 +8,7 @@ import type { ProviderEngine, ResponseHeaders } from "./engine.js";
 import { openAIInvalidRequestBody } from "./openai-format.js";
 import type { ApiShape } from "./requests.js";
 import { parseRequest } from "./requests.js";
+import { rateLimitedBody } from "./rejection-bodies.js";
 import { playSseStream } from "./sse.js";
 import { WIRE_FORMATS } from "./wire-formats.js";
 
@@ -96,7 +97,9 @@ async function handle(engine: ProviderEngine, req: IncomingMessage, res: ServerR
   // Unref'd, as every server-side wait: a closed server must not hold the process.
   const admission = await arrive(engine, { ...request, body: json }, false);
   if (!admission.admitted) {
-    sendJson(res, 429, admission.headers, wire.rateLimited(admission.rejection));
+    const context = { model: request.model, wallNow: engine.options.clock.wallNow() };
+    const body = rateLimitedBody(engine.options.dialect, admission.rejection, context, wire.rateLimited);
+    sendJson(res, 429, admission.headers, body);
     return;
   }
   const call = admission.call;

@@ -9,10 +9,22 @@ export type { CallRequest, CallResult, CallUsage, SimulatedProvider } from "./pr
 export type { AnswerInput, ArrivalInput, HeaderStamp, LatencyInput, ProviderOptions } from "./options.js";
 export type { CallRecord, ProviderStats, ResponseHeaders } from "./engine.js";
 export type { ListenOptions, ProviderServer } from "./http.js";
-export type { Dialect } from "./dialects.js";
+export type { Dialect, HeaderlessDialect, SimulatedDialect } from "./dialects.js";
 export type { DimensionName, OutputCharge, RejectionDimension, WindowMode } from "./dimensions.js";
 export type { AnthropicErrorBody, AnthropicMessage, AnthropicUsage } from "./anthropic-format.js";
 export type { OpenAIChatCompletion, OpenAIErrorBody, OpenAIUsage } from "./openai-format.js";
+export type { BedrockErrorBody } from "./bedrock-format.js";
+export type {
+  GeminiErrorBody,
+  GeminiErrorDetail,
+  GeminiHelp,
+  GeminiQuotaFailure,
+  GeminiQuotaViolation,
+  GeminiRetryInfo,
+} from "./gemini-format.js";
+export type { OpenRouterErrorBody } from "./openrouter-format.js";
+export type { OverloadedErrorBody } from "./overloaded-format.js";
+export type { HeaderlessBodies, RateLimitedBody } from "./rejection-bodies.js";
 export type { OpenAIResponse, OpenAIResponseMessage, OpenAIResponseUsage } from "./responses-format.js";
 export type { OpenAIEmbeddingList, OpenAIEmbeddingsUsage } from "./embeddings-format.js";
 export { estimatePromptTokens } from "./prompt.js";

@@ -1,5 +1,5 @@
 import type { Clock } from "../core/clock.js";
-import type { Dialect } from "./dialects.js";
+import type { Dialect, SimulatedDialect } from "./dialects.js";
 import type { DimensionName, OutputCharge, WindowMode } from "./dimensions.js";
 import { DIMENSION_NAMES } from "./dimensions.js";
 
@@ -13,6 +13,12 @@ export interface LatencyInput {
   readonly actual: number;
   /** Whether the answer is streamed (over HTTP with `stream: true`). */
   readonly stream: boolean;
+  /**
+   * Calls in flight once this one is admitted, this one included: a self-hosted server's
+   * latency grows with it, e.g. `(c) => (300 + 15 * c.actual) * Math.max(1, c.inFlight / 8)`
+   * for one that batches 8 calls at full speed and shares its throughput beyond.
+   */
+  readonly inFlight: number;
 }
 
 /** What an arrival-delay function is told about a call the client has just sent. */
@@ -68,7 +74,7 @@ export interface AnswerInput {
  * });
  * ```
  */
-export interface ProviderOptions {
+export interface ProviderOptions<D extends SimulatedDialect = Dialect> {
   /** Requests per minute. */
   rpm?: number;
   /** Requests per day. */
@@ -81,14 +87,20 @@ export interface ProviderOptions {
   itpm?: number;
   /** Output tokens per minute, charged as `outputCharge` says. */
   otpm?: number;
-  /** Most calls in flight at once; a slot is held until the response (or stream) completes. */
+  /**
+   * Most calls in flight at once; a slot is held until the response (or stream) completes.
+   * A self-hosted server's capacity (`dialect: "self-hosted"` answers beyond it as TGI does).
+   */
   concurrency?: number;
   /**
    * Which provider's rate-limit headers to send: `"openai"`, `"anthropic"`, `"groq"` or
-   * `"azure"` (which also sends `apim-request-id` and `x-ms-region`).
+   * `"azure"` (which also sends `apim-request-id` and `x-ms-region`); or a provider that
+   * sends none and tells its limits only in its 429s: `"gemini"`, `"bedrock"`, `"bare"`
+   * (`retry-after` alone), `"openrouter"` or `"self-hosted"` (see `HeaderlessDialect`).
+   * `D` is a {@link Dialect} unless the type says otherwise, so that a 429's body type is exact.
    * @default "openai"
    */
-  dialect?: Dialect;
+  dialect?: D;
   /**
    * How the server keeps count: `"bucket"` (continuous refill), `"fixed"` (counters reset
    * on clock-aligned minute and day boundaries) or `"azure"` (each per-minute limit as
@@ -158,7 +170,7 @@ export interface ProviderOptions {
 export interface ResolvedOptions {
   readonly limits: Partial<Readonly<Record<DimensionName, number>>>;
   readonly concurrency: number | undefined;
-  readonly dialect: Dialect;
+  readonly dialect: SimulatedDialect;
   readonly window: WindowMode;
   readonly outputCharge: OutputCharge;
   readonly latencyMs: number | ((call: LatencyInput) => number);
@@ -173,7 +185,17 @@ export interface ResolvedOptions {
 /** Longest delay `setTimeout` honours; longer ones fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-const DIALECTS: readonly Dialect[] = ["openai", "anthropic", "groq", "azure"];
+const DIALECTS: readonly SimulatedDialect[] = [
+  "openai",
+  "anthropic",
+  "groq",
+  "azure",
+  "gemini",
+  "bedrock",
+  "bare",
+  "openrouter",
+  "self-hosted",
+];
 const WINDOWS: readonly WindowMode[] = ["bucket", "fixed", "azure"];
 const OUTPUT_CHARGES: readonly OutputCharge[] = ["estimate", "actual"];
 const HEADER_STAMPS: readonly HeaderStamp[] = ["admission", "completion"];
@@ -201,7 +223,7 @@ const defaultClock: Clock = {
  * Applies defaults and validates: `TypeError` for a wrong type or an unknown
  * option, `RangeError` for a value out of range.
  */
-export function resolveOptions(options: ProviderOptions = {}): ResolvedOptions {
+export function resolveOptions(options: ProviderOptions<SimulatedDialect> = {}): ResolvedOptions {
   if (typeof options !== "object" || options === null) {
     throw new TypeError("createProvider: options must be an object");
   }

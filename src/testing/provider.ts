@@ -1,13 +1,16 @@
-import type { AnthropicErrorBody, AnthropicMessage } from "./anthropic-format.js";
+import type { AnthropicMessage } from "./anthropic-format.js";
 import { arrive } from "./arrival.js";
 import { delay } from "./delay.js";
 import type { ProviderStats, ResponseHeaders } from "./engine.js";
 import { ProviderEngine } from "./engine.js";
+import type { Dialect, SimulatedDialect } from "./dialects.js";
 import type { ListenOptions, ProviderServer } from "./http.js";
 import { serve } from "./http.js";
-import type { OpenAIChatCompletion, OpenAIErrorBody } from "./openai-format.js";
+import type { OpenAIChatCompletion } from "./openai-format.js";
 import type { ProviderOptions } from "./options.js";
 import { resolveOptions } from "./options.js";
+import type { RateLimitedBody } from "./rejection-bodies.js";
+import { rateLimitedBody } from "./rejection-bodies.js";
 import { WIRE_FORMATS } from "./wire-formats.js";
 
 /** One in-process call. */
@@ -33,11 +36,12 @@ export interface CallUsage {
 /**
  * What a call got back: the status, the headers as sent (rate-limit headers
  * stamped as `stampHeaders` says; `retry-after` and `retry-after-ms` on a
- * 429 that can ever succeed) and the JSON body the HTTP server would send, in
- * the Anthropic Messages shape for the `"anthropic"` dialect and the OpenAI
- * chat-completions shape otherwise.
+ * 429 that can ever succeed, where the dialect sends them) and the JSON body
+ * the HTTP server would send, in the Anthropic Messages shape for the
+ * `"anthropic"` dialect and the OpenAI chat-completions shape otherwise; a
+ * 429 of a dialect that sends no rate-limit headers has that provider's body.
  */
-export type CallResult =
+export type CallResult<Rejected = RateLimitedBody<Dialect>> =
   | {
       /** HTTP status: 200, the call was served. */
       status: 200;
@@ -53,15 +57,18 @@ export type CallResult =
       status: 429;
       /**
        * Response headers by lower-case name: `date`, a request id, the rate-limit headers, and `retry-after`
-       * (seconds) and `retry-after-ms` when the call can ever succeed.
+       * (seconds) and `retry-after-ms` when the call can ever succeed (what the dialect sends instead, if it
+       * sends no rate-limit headers: see {@link Dialect}).
        */
       headers: ResponseHeaders;
-      /** The provider's rate-limit error body. */
-      body: OpenAIErrorBody | AnthropicErrorBody;
+      /** The provider's rate-limit error body, in the dialect's shape (see {@link RateLimitedBody}). */
+      body: Rejected;
     };
 
-/** A simulated LLM provider that meters calls as a real one does. */
-export interface SimulatedProvider {
+/**
+ * A simulated LLM provider that meters calls as a real one does; `Rejected` is the body of its 429s.
+ */
+export interface SimulatedProvider<Rejected = RateLimitedBody<Dialect>> {
   /**
    * Admits or rejects the call when it arrives: without an arrival delay at
    * once (synchronously, on the first line, so calls made in the same tick are
@@ -69,7 +76,7 @@ export interface SimulatedProvider {
    * resolves after its latency, when it is reconciled; a 429 resolves when it
    * is decided. Rejects with `TypeError`/`RangeError` for an invalid request.
    */
-  call(request: CallRequest): Promise<CallResult>;
+  call(request: CallRequest): Promise<CallResult<Rejected>>;
   /** Serves the provider over HTTP on 127.0.0.1 (a free port by default). */
   listen(options?: ListenOptions): Promise<ProviderServer>;
   /** Counters and per-call records since creation. */
@@ -88,7 +95,9 @@ const DEFAULT_MODEL = "simulated-model";
  * });
  * const result = await provider.call({ prompt: 800, maxTokens: 512, actual: 240 });
  */
-export function createProvider(options?: ProviderOptions): SimulatedProvider {
+export function createProvider<D extends SimulatedDialect = Dialect>(
+  options?: ProviderOptions<D>,
+): SimulatedProvider<RateLimitedBody<D>> {
   const engine = new ProviderEngine(resolveOptions(options));
   const wire = WIRE_FORMATS[engine.options.dialect === "anthropic" ? "messages" : "chat.completions"];
   return {
@@ -98,7 +107,10 @@ export function createProvider(options?: ProviderOptions): SimulatedProvider {
       const sized = { model, prompt: request.prompt, maxTokens: request.maxTokens, stream: false, includeUsage: false };
       const admission = await arrive(engine, { ...request, model, stream: false, body: undefined }, true);
       if (!admission.admitted) {
-        return { status: 429, headers: admission.headers, body: wire.rateLimited(admission.rejection) };
+        const context = { model, wallNow: engine.options.clock.wallNow() };
+        // The engine runs the dialect of `options`, so the body is that dialect's.
+        const body = rateLimitedBody(engine.options.dialect, admission.rejection, context, wire.rateLimited);
+        return { status: 429, headers: admission.headers, body: body as RateLimitedBody<D> };
       }
       const { call } = admission;
       await delay(call.latencyMs);
