@@ -7,8 +7,7 @@
  *   npx tsx bench/goodput-trace.ts <workload id> [from s] [to s]
  */
 import { Limiter } from "../src/index.js";
-import type { SimulatedProvider } from "../src/testing/index.js";
-import { limiterOptions, sendThrough } from "./goodput/contenders.js";
+import { limiterOptions, sendThrough, type Provider } from "./goodput/contenders.js";
 import { simulate } from "./goodput/simulate.js";
 import { workloads } from "./goodput/workloads.js";
 
@@ -28,7 +27,7 @@ let reported = "";
 let start = 0;
 
 /** Wraps the provider to keep the last remaining-requests / remaining-tokens it reported. */
-function watched(provider: SimulatedProvider): SimulatedProvider {
+function watched(provider: Provider): Provider {
   return {
     ...provider,
     call: async (request) => {

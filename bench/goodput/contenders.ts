@@ -12,11 +12,14 @@ import { RateLimiter } from "limiter";
 import PQueue from "p-queue";
 import { RateLimiterMemory, RateLimiterQueue } from "rate-limiter-flexible";
 import { Limiter, type LimiterOptions } from "../../src/index.js";
-import type { CallRequest, CallResult, SimulatedProvider } from "../../src/testing/index.js";
+import type { CallRequest, CallResult, RateLimitedBody, SimulatedProvider } from "../../src/testing/index.js";
 import { callWithRetries, RETRIES, sleep } from "./retry.js";
-import type { Job, Quota, Workload } from "./workloads.js";
+import { isHeaderless, type Job, type Quota, type Workload } from "./workloads.js";
 
-export type Send = (job: Job, provider: SimulatedProvider) => Promise<boolean>;
+/** The provider as a client calls it: whatever the workload's dialect, its 429 bodies included. */
+export type Provider = SimulatedProvider<RateLimitedBody>;
+
+export type Send = (job: Job, provider: Provider) => Promise<boolean>;
 
 export interface Contender {
   /** npm package name, or "no limiter". */
@@ -39,7 +42,7 @@ function estimate(job: Job): number {
 }
 
 /** A library that wraps the call: `gate(cost, fn)` runs `fn` once it admits `cost` tokens. */
-type Gate = (cost: number, fn: () => Promise<CallResult>) => Promise<CallResult>;
+type Gate = (cost: number, fn: () => Promise<CallResult<RateLimitedBody>>) => Promise<CallResult<RateLimitedBody>>;
 
 function gated(gate: Gate): Send {
   return async (job, provider) =>
@@ -66,8 +69,11 @@ function tokensThenRequest(tokens: TokenRemover, requests: TokenRemover): Send {
 /** llm-limiter's options on a workload: default options, and only what the workload configures. */
 export function limiterOptions(workload: Workload): LimiterOptions {
   switch (workload.limiterSetup ?? "quota and provider") {
-    case "quota and provider":
-      return { ...workload.told, provider: workload.provider.dialect };
+    case "quota and provider": {
+      const { dialect } = workload.provider;
+      if (isHeaderless(dialect)) throw new Error(`workload ${workload.id}: ${dialect} sends no headers to name it by`);
+      return { ...workload.told, provider: dialect };
+    }
     case "quota":
       return { ...workload.told };
     case "nothing":
@@ -84,7 +90,7 @@ export function sendThrough(limiter: Limiter): Send {
         async (reservation) => {
           const res = await provider.call(request(job));
           if (res.status === 429)
-            throw Object.assign(new Error("429"), { status: 429, headers: res.headers, error: res.body.error });
+            throw Object.assign(new Error("429"), { status: 429, headers: res.headers, body: res.body });
           reservation.sync(res.headers);
           return { value: res, used: job.prompt + res.usage.completionTokens };
         },
@@ -186,3 +192,29 @@ export const contenders: readonly Contender[] = [
     client: (workload) => sendThrough(new Limiter(limiterOptions(workload))),
   },
 ];
+
+/** A plain semaphore of `size` calls in flight; a call holds its slot through its retries. */
+function semaphore(size: number): Gate {
+  let free = size;
+  const waiting: (() => void)[] = [];
+  return async (_, fn) => {
+    if (free > 0) free -= 1;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else free += 1;
+    }
+  };
+}
+
+/** One point of a self-hosted server's sweep: a fixed concurrency of `size`, told nothing else. */
+export function fixedConcurrency(size: number): Contender {
+  return {
+    library: `fixed concurrency ${size}`,
+    setup: `a plain semaphore of ${size} calls in flight; 429s retried inside it`,
+    client: () => gated(semaphore(size)),
+  };
+}

@@ -1,5 +1,11 @@
 /** The one retry rule every client follows: on a 429, wait what the provider says, then try again. */
-import type { CallRequest, CallResult, ResponseHeaders, SimulatedProvider } from "../../src/testing/index.js";
+import type {
+  CallRequest,
+  CallResult,
+  RateLimitedBody,
+  ResponseHeaders,
+  SimulatedProvider,
+} from "../../src/testing/index.js";
 
 /** Retries after the first attempt, for every library (llm-limiter: `retry: { attempts }`). */
 export const RETRIES = 20;
@@ -23,7 +29,10 @@ export function sleep(ms: number): Promise<void> {
  * Calls until served or the retries run out, as the official SDKs retry
  * (`maxRetries: 20`); resolves to the last response.
  */
-export async function callWithRetries(provider: SimulatedProvider, request: CallRequest): Promise<CallResult> {
+export async function callWithRetries<R = RateLimitedBody>(
+  provider: SimulatedProvider<R>,
+  request: CallRequest,
+): Promise<CallResult<R>> {
   for (let i = 0; ; i++) {
     const result = await provider.call(request);
     if (result.status === 200 || i === RETRIES) return result;

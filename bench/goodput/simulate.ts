@@ -1,9 +1,9 @@
 /** One workload through one kind of client against a fresh simulated provider, on virtual time. */
-import { createProvider, type CallRecord, type SimulatedProvider } from "../../src/testing/index.js";
+import { createProvider, type CallRecord, type LatencyInput } from "../../src/testing/index.js";
 import { onVirtualTime } from "../../src/simulate/virtual-time.js";
 import { latencyMs } from "../../examples/demo/workload.js";
 import { arrivalDelays } from "./arrivals.js";
-import type { Send } from "./contenders.js";
+import type { Provider, Send } from "./contenders.js";
 import { sleep } from "./retry.js";
 import type { Workload } from "./workloads.js";
 
@@ -48,18 +48,19 @@ export function simulate(workload: Workload, clientFor: (index: number) => Send)
 /** The body of `simulate`, on the virtual clock. */
 async function run(workload: Workload, clientFor: (index: number) => Send): Promise<Run> {
   await sleep(PHASE_MS);
-  const { quota, window, dialect, stampHeaders } = workload.provider;
+  const { quota, window, dialect, stampHeaders, concurrency, batch } = workload.provider;
   const delayOf = arrivalDelays(workload);
-  const provider = createProvider({
+  const provider: Provider = createProvider({
     ...quota,
     window,
     dialect,
-    latencyMs,
+    latencyMs: batch === undefined ? latencyMs : stretched(batch),
     arrivalDelayMs: (call) => delayOf(call.index),
     ...(stampHeaders === undefined ? {} : { stampHeaders }),
+    ...(concurrency === undefined ? {} : { concurrency }),
   });
   const clients: (Send | undefined)[] = [];
-  const views: SimulatedProvider[] = [];
+  const views: Provider[] = [];
   const attempts: Attempt[] = [];
   const start = performance.now();
   const since = () => performance.now() - start;
@@ -87,8 +88,16 @@ async function run(workload: Workload, clientFor: (index: number) => Send): Prom
   return { calls, attempts, outcomes };
 }
 
+/**
+ * A self-hosted server's latency: the demo's `300 + 15 × answer tokens` ms while at most `batch` calls are in flight,
+ * stretched by inFlight / batch beyond (its throughput shared among them), decided at admission.
+ */
+function stretched(batch: number): (call: LatencyInput) => number {
+  return (call) => latencyMs(call) * Math.max(1, call.inFlight / batch);
+}
+
 /** The provider as one client sees it: each call it makes is noted with the responses it had back by then. */
-function watched(provider: SimulatedProvider, client: number, attempts: Attempt[]): SimulatedProvider {
+function watched(provider: Provider, client: number, attempts: Attempt[]): Provider {
   let responses = 0;
   return {
     ...provider,

@@ -3,7 +3,7 @@
  * really enforces versus what each client is told. Answer lengths are drawn
  * here (seeded), so every library meets the same calls and the same answers.
  */
-import type { Dialect, HeaderStamp, WindowMode } from "../../src/testing/index.js";
+import type { HeaderStamp, HeaderlessDialect, SimulatedDialect, WindowMode } from "../../src/testing/index.js";
 import { between, seededRandom } from "../../src/testing/random.js";
 
 export interface Quota {
@@ -46,9 +46,16 @@ export interface Workload {
   readonly provider: {
     readonly quota: Quota;
     readonly window: WindowMode;
-    readonly dialect: Dialect;
+    readonly dialect: SimulatedDialect;
     /** When admitted calls' headers are stamped. Default: the simulator's (`"completion"`). */
     readonly stampHeaders?: HeaderStamp;
+    /** Most calls in flight at once (a self-hosted server's capacity). Default: none. */
+    readonly concurrency?: number;
+    /**
+     * Calls a self-hosted server runs at full speed at once: with more in flight, each call's latency is stretched by
+     * inFlight / batch at its admission (its throughput shared). Default: latency does not depend on the load.
+     */
+    readonly batch?: number;
   };
   /**
    * Each call reaches the provider a delay drawn uniformly from 0..`maxMs` after it is sent (seeded). Default: at once.
@@ -66,12 +73,27 @@ export interface Workload {
   readonly restartedClient?: number;
   /** Extra columns, each the figure a target applies to. */
   readonly columns: readonly Column[];
+  /** The sizes of the fixed-concurrency semaphores that run beside the contenders (a self-hosted server's sweep). */
+  readonly sweep?: readonly number[];
 }
 
-type Size = Pick<Job, "prompt" | "maxTokens" | "actual">;
+/** The dialects whose providers send no rate-limit headers: no `provider` to name to llm-limiter. */
+const HEADERLESS: readonly SimulatedDialect[] = [
+  "gemini",
+  "bedrock",
+  "bare",
+  "openrouter",
+  "self-hosted",
+] satisfies readonly HeaderlessDialect[];
+
+export function isHeaderless(dialect: SimulatedDialect): dialect is HeaderlessDialect {
+  return HEADERLESS.includes(dialect);
+}
+
+export type Size = Pick<Job, "prompt" | "maxTokens" | "actual">;
 
 /** `count` jobs of `client` arriving evenly over `overMs` from `fromMs`, sized by `size`. */
-function stream(
+export function stream(
   count: number,
   overMs: number,
   client: number,
@@ -83,7 +105,7 @@ function stream(
   return Array.from({ length: count }, (_, i) => ({ at: fromMs + (i * overMs) / count, client, ...size(random) }));
 }
 
-const chat = (random: () => number): Size => ({
+export const chat = (random: () => number): Size => ({
   prompt: between(random, 100, 300),
   maxTokens: 256,
   actual: between(random, 20, 200),
@@ -98,7 +120,7 @@ const overReserved = (random: () => number): Size => ({
   maxTokens: 4_096,
   actual: between(random, 200, 400),
 });
-const medium = (random: () => number): Size => ({
+export const medium = (random: () => number): Size => ({
   prompt: between(random, 1_000, 2_000),
   maxTokens: 500,
   actual: between(random, 200, 400),
