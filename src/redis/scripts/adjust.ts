@@ -23,5 +23,5 @@ for i = 1, count do
 end
 save(changed, #changed)
 `,
-  sha1: "8848ec48ca27079ced4b4c3597c27f3c9e9770ef",
+  sha1: "9f021aaa8996f246f1bc442e58fd88f67db6d50e",
 };

@@ -27,5 +27,5 @@ end
 heard(wait)
 return { num(wait), binding }
 `,
-  sha1: "4e41b955142db5a62f99cacb2b390c212c5ad801",
+  sha1: "8e2de88e0b6bb837b43066adafdcb1529deb073c",
 };
