@@ -8,6 +8,12 @@ import { ScriptRunner } from "./runner.js";
 import { scripts } from "./scripts/index.js";
 
 /**
+ * The longest pause sent to the pause script, in ms (2^40, 35 years): the longest TTL a script gives the
+ * hash, which a pause must not outlive; and a time that far ahead stays within the numbers the scripts read.
+ */
+const LONGEST_PAUSE_MS = 2 ** 40;
+
+/**
  * Bucket state in Redis (5 or later; Cluster works), shared by every process
  * that uses the same `key`. Each method is one script, one round trip, timed
  * by Redis `TIME`. Failing to reach Redis in time rejects with
@@ -182,7 +188,7 @@ export class RedisStore implements SharedStore {
       return dimension.name;
     });
     if (names.length === 0 || ms <= 0) return;
-    await this.runner.run(scripts.pause, this.keys, [num("ms", ms), ...names]);
+    await this.runner.run(scripts.pause, this.keys, [num("ms", Math.min(ms, LONGEST_PAUSE_MS)), ...names]);
   }
 
   private layoutArgs(layout: SharedLayout): readonly string[] {

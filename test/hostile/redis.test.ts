@@ -10,7 +10,18 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { Limiter, WaitTimeoutError } from "../../src/index.js";
 import { RedisStore, StoreReplyError } from "../../src/redis/index.js";
 import type { StoreFailurePolicy } from "../../src/store/shared-store.js";
-import { ADAPTERS, ADAPTER_NAMES, describeRedis, rawRedis, redisUrl, type Connection } from "../redis/helpers.js";
+import { bookOne } from "../redis/book-one.js";
+import { fakeClient, scriptOf } from "../redis/fake-client.js";
+import {
+  ADAPTERS,
+  ADAPTER_NAMES,
+  describeRedis,
+  rawRedis,
+  redisUrl,
+  storeFactory,
+  type Connection,
+} from "../redis/helpers.js";
+import { dim, layout } from "../redis/layouts.js";
 
 const POLICIES: StoreFailurePolicy[] = ["fail-open", "fail-closed"];
 /** Every field the layout keeps for a dimension (`rpm:…`), and the two of the whole hash. */
@@ -114,5 +125,110 @@ describeRedis.each(ADAPTER_NAMES)("a poisoned bucket hash (%s)", (adapter) => {
         }
       },
     );
+  });
+});
+
+describeRedis.each(ADAPTER_NAMES)("a poisoned field met by each script (%s)", (adapter) => {
+  const raw = rawRedis();
+  const store = storeFactory(adapter);
+  const rpm = layout([dim("rpm", RPM)]);
+
+  /** A store on a fresh key whose hash has been written once (a booking), then `field` poisoned. */
+  async function poisoned(field: string, poison = "nan"): Promise<{ s: RedisStore; hash: string }> {
+    const s = await store();
+    await bookOne(s, rpm, [1]);
+    const hash = s["keys"][0];
+    await raw.hset(hash, field, poison);
+    return { s, hash };
+  }
+
+  const corrupt = { name: "StoreReplyError", replyCode: "CORRUPT" };
+  const calls: [string, (s: RedisStore) => Promise<unknown>][] = [
+    ["book", (s) => bookOne(s, rpm, [1])],
+    ["dueIn", (s) => s.dueIn(rpm, [1])],
+    ["adjust", (s) => s.adjust(rpm, [5])],
+    ["lower", (s) => s.lower(rpm, 0, 3, undefined)],
+    ["resync", (s) => s.resync(rpm, 0, { remaining: 3, brought: 3, mark: undefined })],
+  ];
+
+  it.each(calls)("%s: rejects CORRUPT and leaves the bucket empty, every value finite", async (_, call) => {
+    const { s, hash } = await poisoned("rpm:l");
+    await expect(call(s)).rejects.toMatchObject(corrupt);
+    expectFinite(await raw.hgetall(hash));
+    expect(Number(await raw.hget(hash, "rpm:l"))).toBe(0);
+    // Nothing booked, nothing admitted: the level, refilled since, is what 10 a second brought.
+    const { levels } = await bookOne(s, rpm, [0]);
+    expect(levels[0]).toBeLessThan(5);
+  });
+
+  it("pause: a corrupt pause is overwritten by the one asked for, and the call rejects CORRUPT", async () => {
+    const { s, hash } = await poisoned("rpm:p", "inf");
+    await expect(s.pause(rpm, undefined, 5_000)).rejects.toMatchObject(corrupt);
+    expectFinite(await raw.hgetall(hash));
+    expect(await bookOne(s, rpm, [1])).toMatchObject({ dimension: "rpm" });
+  });
+
+  it("lower: a corrupt own count (rpm:h) resets the bucket, rejecting CORRUPT", async () => {
+    const { s, hash } = await poisoned("rpm:h", "-inf");
+    await expect(s.resync(rpm, 0, { remaining: 3, brought: 3, mark: undefined })).rejects.toMatchObject(corrupt);
+    expect(await raw.hget(hash, "rpm:h")).toBe("0");
+    expectFinite(await raw.hgetall(hash));
+    await s.resync(rpm, 0, { remaining: 3, brought: 3, mark: undefined });
+  });
+
+  // B: a time a minute ahead, when the field's process books next; N: now, when it last asked.
+  it.each(["nan nan", "1 inf", "abc", "", "1 B nan 7", "inf B", "1 B N x", "1e999 B"])(
+    "book: a corrupt demand field %j goes as an expired one does; the booking stands",
+    async (entry) => {
+      const s = await store();
+      await bookOne(s, rpm, [1]);
+      const demand = s["bookKeys"][2];
+      const [seconds, micros] = await raw.time();
+      const now = Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
+      await raw.hset(
+        demand,
+        "corrupt",
+        entry.replace("B", String(now + 60_000)).replace("N", String(now)),
+        "sound",
+        `5 ${now + 60_000}`,
+      );
+      await raw.pexpire(demand, 60_000);
+      // Two requests: the booking reads the demand hash.
+      const booking = await s.book(rpm, [[1], [1]], true);
+      expect(booking.admitted).toBe(2);
+      const fields = await raw.hgetall(demand);
+      expect(fields.corrupt).toBeUndefined();
+      for (const value of Object.values(fields))
+        for (const token of value.split(" ")) expect(Number.isFinite(Number(token)) || token === "-").toBe(true);
+    },
+  );
+
+  it("pause and adjust of amounts no bucket holds: no failed PEXPIRE after the write, a TTL Redis took", async () => {
+    const s = await store();
+    await bookOne(s, rpm, [1]);
+    const hash = s["keys"][0];
+    await s.pause(rpm, undefined, 1e20);
+    expect(await raw.pttl(hash)).toBeGreaterThan(0);
+    expectFinite(await raw.hgetall(hash));
+    await s.adjust(rpm, [-1e300]);
+    expectFinite(await raw.hgetall(hash));
+    // A level past what any bucket holds reads as corrupt next: repaired, not a debt for good.
+    await expect(bookOne(s, rpm, [1])).rejects.toMatchObject(corrupt);
+    expect(Number(await raw.hget(hash, "rpm:l"))).toBe(0);
+    expect(await raw.pttl(hash)).toBeGreaterThan(0);
+  });
+});
+
+describe("a reply number that is not finite (a fake client, no server)", () => {
+  it.each(POLICIES)("%s: a final StoreReplyError (MALFORMED), not an outage: nothing admitted", async (onError) => {
+    const client = fakeClient(async (call) =>
+      scriptOf(call) === "book" ? ["1", "0", "0", "", "0", "nan", "0"] : null,
+    );
+    const onWarning = vi.fn();
+    const limiter = new Limiter({ rpm: 10, store: new RedisStore({ client, key: "k", onError }), onWarning });
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => limiter.acquire(1).catch((e: unknown) => e)));
+    for (const outcome of outcomes) expect(outcome).toMatchObject({ name: "StoreReplyError", replyCode: "MALFORMED" });
+    expect(onWarning).not.toHaveBeenCalled();
+    await limiter.close();
   });
 });

@@ -23,5 +23,5 @@ for i = 1, count do
 end
 save(changed, #changed)
 `,
-  sha1: "9f021aaa8996f246f1bc442e58fd88f67db6d50e",
+  sha1: "4e2b80199aabdc049bc4ae71fe310013d2c10992",
 };

@@ -45,8 +45,8 @@ const ASKS_WITHIN_MS = 4 * DUE_POLL_MS;
  * booking for later, if it made one), and removes it once it does not.
  *
  * A field whose numbers are not finite ones (see `finite` in {@link PRELUDE})
- * is corrupt: it goes as one past its time does, and its process joins anew;
- * a tail that is not numbers covers nothing.
+ * is corrupt: it goes as one past its time does, and its process joins anew
+ * (its tail is read only when its count is the lowest of those due later).
  *
  * The hash is read only when it can matter: a caller with no field whose call
  * holds one request is never ahead (its count starts below every other), so a
@@ -57,16 +57,18 @@ local served, known, behind, behindWait, lowest, latest, read = 0, false, nil, 0
 
 -- Whether the booking for later that a field's tail (' <asked> <marks>') tells of is covered now, by the levels
 -- before this call's draws (level plus what was booked after a mark does not change with later draws), while its
--- process still asks. A tail written for another layout covers nothing.
+-- process still asks. A tail written for another layout covers nothing; one that is not numbers is corrupt (nil).
 local function covered(tail)
   local i, asked = -1, 0
   for token in string.gmatch(tail, '%S+') do
     if i < 0 then
       asked = finite(token)
-      if asked == nil or now - asked > ${ASKS_WITHIN_MS} then return false end
+      if asked == nil then return nil end
+      if now - asked > ${ASKS_WITHIN_MS} then return false end
     elseif token ~= '-' then
       local d, mark = dims[i + 1], finite(token)
-      if d == nil or mark == nil or d.paused > now or d.level + math.max(0, d.total - mark) < -1e-9 * math.max(1, math.abs(mark)) then
+      if mark == nil then return nil end
+      if d == nil or d.paused > now or d.level + math.max(0, d.total - mark) < -1e-9 * math.max(1, math.abs(mark)) then
         return false
       end
     end
@@ -96,7 +98,8 @@ local function readDemand()
           behind, behindWait = c, (now - b) / 4
         elseif tail ~= '' then
           local due, asked = covered(tail)
-          if due then behind, behindWait = c, asked + ${DUE_POLL_MS} - now end
+          if due == nil then gone[#gone + 1] = id
+          elseif due then behind, behindWait = c, asked + ${DUE_POLL_MS} - now end
         end
       end
       if b > latest then latest = b end

@@ -27,5 +27,5 @@ end
 heard(wait)
 return { num(wait), binding }
 `,
-  sha1: "8e2de88e0b6bb837b43066adafdcb1529deb073c",
+  sha1: "19e0def04b4885a07f4826c7ad5fa9dd08882112",
 };

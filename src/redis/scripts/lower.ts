@@ -35,5 +35,5 @@ d.level = set
 save({ d }, 1)
 redis.call('HSET', KEYS[1], below, str(own - set))
 `,
-  sha1: "1b96cd5ca951d816446ddb641b0b9784ca73316b",
+  sha1: "69ad7d8cf9a12624cdeec888689eec2166bbe7fd",
 };

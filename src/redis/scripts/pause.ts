@@ -20,5 +20,5 @@ if k > 0 then redis.call('HSET', KEYS[1], unpack(values, 1, k)) end
 if grow then redis.call('PEXPIRE', KEYS[1], grow) end
 if bad then return corrupt() end
 `,
-  sha1: "abf95acda8ebfdeaf86afdca3e825f8b342a1a10",
+  sha1: "243e25910fe9f2cb32866d8de6fbd8bf8b09b492",
 };
