@@ -161,6 +161,13 @@ describeRedis.each(ADAPTER_NAMES)("a poisoned field met by each script (%s)", (a
     expect(levels[0]).toBeLessThan(5);
   });
 
+  it("book: a refill time further ahead than any key lives is corrupt too (it would hold refill back for good)", async () => {
+    const { s, hash } = await poisoned("rpm:t", "1e18");
+    await expect(bookOne(s, rpm, [1])).rejects.toMatchObject(corrupt);
+    expect(Number(await raw.hget(hash, "rpm:t"))).toBeLessThan(Date.now() + 60_000);
+    expect(Number(await raw.hget(hash, "rpm:l"))).toBe(0);
+  });
+
   it("pause: a corrupt pause is overwritten by the one asked for, and the call rejects CORRUPT", async () => {
     const { s, hash } = await poisoned("rpm:p", "inf");
     await expect(s.pause(rpm, undefined, 5_000)).rejects.toMatchObject(corrupt);

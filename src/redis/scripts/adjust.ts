@@ -23,5 +23,5 @@ for i = 1, count do
 end
 save(changed, #changed)
 `,
-  sha1: "4e2b80199aabdc049bc4ae71fe310013d2c10992",
+  sha1: "280f3e170a4338135a116332ea29d13bfb1a94ea",
 };

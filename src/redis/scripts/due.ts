@@ -27,5 +27,5 @@ end
 heard(wait)
 return { num(wait), binding }
 `,
-  sha1: "19e0def04b4885a07f4826c7ad5fa9dd08882112",
+  sha1: "961af03a27dcd72cfe16623ed7ca711005f7fa2f",
 };

@@ -35,5 +35,5 @@ d.level = set
 save({ d }, 1)
 redis.call('HSET', KEYS[1], below, str(own - set))
 `,
-  sha1: "69ad7d8cf9a12624cdeec888689eec2166bbe7fd",
+  sha1: "f8d658822d567645abf32c1b162985f8fd906359",
 };

@@ -168,8 +168,8 @@ end
  * writes the first `n` of `ds` back in one HSET and keeps the hash until their
  * buckets are full again.
  *
- * A dimension with a corrupt field (see {@link read}), or every one when `v`
- * or `x` is, is set to empty (`empty(d)`: level 0 from now, nothing booked
+ * A dimension with a corrupt field (see {@link read}; a refill time further
+ * ahead than {@link LONGEST_MS} too), or every one when `v` or `x` is, is set to empty (`empty(d)`: level 0 from now, nothing booked
  * for later; a sound pause and total kept), and the script returns
  * `repaired()` at once: those written, and the `CORRUPT` error reply. A
  * script that finds a corrupt field of its own after the layout does the same
@@ -222,6 +222,8 @@ for i = 1, count do
   local capacity = tonumber(ARGV[a + 3])
   spoiled = false
   local level, at = stored(f), stored(f + 1)
+  -- A refill held back for longer than any key lives would hold it back for good.
+  if at and at > now + ${LONGEST_MS} then at, bad, spoiled = nil, bad or f + 1, true end
   if level == nil or at == nil then level, at = capacity * tonumber(ARGV[1]), now end
   local w, W = stored(f + 4), stored(f + 6)
   local d = { f = f, a = a, level = level, at = at, total = stored(f + 2) or 0, paused = stored(f + 3) or 0,
