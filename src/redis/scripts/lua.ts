@@ -169,11 +169,11 @@ end
  * buckets are full again.
  *
  * A dimension with a corrupt field (see {@link read}; a refill time further
- * ahead than {@link LONGEST_MS} too), or every one when `v` or `x` is, is set to empty (`empty(d)`: level 0 from now, nothing booked
- * for later; a sound pause and total kept), and the script returns
- * `repaired()` at once: those written, and the `CORRUPT` error reply. A
- * script that finds a corrupt field of its own after the layout does the same
- * with `repaired(field, value)`.
+ * ahead than {@link LONGEST_MS} too), or every one when `v` or `x` is, is set
+ * to empty (`empty(d)`: level 0 from now, nothing booked for later; a sound
+ * pause and total kept), and the script returns `repaired()` at once: those
+ * written, and the `CORRUPT` error reply. A script that finds a corrupt field
+ * of its own after the layout does the same with `repaired(field, value)`.
  */
 export const LAYOUT = `
 local count = tonumber(ARGV[2])
