@@ -168,6 +168,20 @@ describeRedis.each(ADAPTER_NAMES)("a poisoned field met by each script (%s)", (a
     expect(Number(await raw.hget(hash, "rpm:l"))).toBe(0);
   });
 
+  it("lease set: a lease ending later than any leaseMs allows (inf) frees its slot once every slot is held", async () => {
+    const s = await store();
+    const one = layout([dim("rpm", RPM)], { concurrency: 2 });
+    const leases = s["keys"][1];
+    await raw.zadd(leases, "inf", "ghost", "1e300", "ghost-2");
+    const taken = await s.lease(one);
+    expect(taken.lease).toBeDefined();
+    expect(await raw.zscore(leases, "ghost")).toBeNull();
+    expect(await raw.zscore(leases, "ghost-2")).toBeNull();
+    expect(await bookOne(s, one, [1])).toMatchObject({ booked: true, waitMs: 0 });
+    // Both slots held by live leases now: the next waits for the earlier of them, as always.
+    expect(await s.lease(one)).toMatchObject({ lease: undefined });
+  });
+
   it("pause: a corrupt pause is overwritten by the one asked for, and the call rejects CORRUPT", async () => {
     const { s, hash } = await poisoned("rpm:p", "inf");
     await expect(s.pause(rpm, undefined, 5_000)).rejects.toMatchObject(corrupt);

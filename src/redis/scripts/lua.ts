@@ -1,3 +1,5 @@
+import { MAX_TIMEOUT_MS } from "../../core/clock.js";
+
 /**
  * Lua shared by the scripts, pasted in front of each one's body. Every script
  * gets `KEYS[1]` (the bucket hash) and `KEYS[2]` (the lease set): both carry
@@ -313,7 +315,9 @@ end
 /**
  * `slot(concurrency, leaseMs, id)`: frees the slots of holders that stopped
  * renewing (once per script), then takes one as lease `id`. Returns true, or
- * false and the ms until the earliest lease expires.
+ * false and the ms until the earliest lease expires. When every slot is held,
+ * it also frees those whose lease ends later than any store's `leaseMs`
+ * ({@link MAX_TIMEOUT_MS}) allows: a score of `inf` would hold its slot for good.
  */
 export const SLOTS = `${KEEP}
 local held
@@ -323,8 +327,11 @@ local function slot(concurrency, leaseMs, id)
     held = redis.call('ZCARD', KEYS[2])
   end
   if held >= concurrency then
+    held = held - redis.call('ZREMRANGEBYSCORE', KEYS[2], '(' .. str(now + ${MAX_TIMEOUT_MS}), '+inf')
+  end
+  if held >= concurrency then
     local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-    return false, math.min(tonumber(first[2]) - now, leaseMs)
+    return false, math.min((finite(first[2]) or now + leaseMs) - now, leaseMs)
   end
   redis.call('ZADD', KEYS[2], now + leaseMs, id)
   held = held + 1
