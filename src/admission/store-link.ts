@@ -291,9 +291,14 @@ export class StoreLink {
     return view;
   }
 
-  /** Whether retrying cannot cure `error` (see {@link SharedStore.isFinal}). */
+  /**
+   * Whether retrying cannot cure `error` (see {@link SharedStore.isFinal}); one that tells of state the
+   * store found corrupt and repaired is warned of too (see {@link SharedStore.repaired}).
+   */
   isFinal(error: unknown): boolean {
-    return this.store.isFinal?.(error) === true;
+    if (this.store.isFinal?.(error) !== true) return false;
+    if (this.store.repaired?.(error) === true) this.warn(asError(error));
+    return true;
   }
 
   /** A call failed in a way retrying may cure: the store counts as down for the next backoff. */
@@ -323,8 +328,10 @@ export class StoreLink {
       () => void this.writes.delete(tracked),
       (error: unknown) => {
         this.writes.delete(tracked);
-        // A refused write is a bug to see, not an outage to wait out.
-        if (this.isFinal(error)) this.warn(asError(error));
+        // A refused write is a bug to see, not an outage to wait out (isFinal warns of a repair itself).
+        if (this.isFinal(error)) {
+          if (this.store.repaired?.(error) !== true) this.warn(asError(error));
+        }
         // Lost writes heal: leases expire and header sync corrects levels.
         else this.markDown(error);
       },

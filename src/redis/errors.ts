@@ -13,9 +13,12 @@ export class StoreUnavailableError extends LimiterError {
 /**
  * Redis answered a store command with an error that retrying cannot cure:
  * `WRONGTYPE` (another application uses the store's keys), a script or
- * argument error (`ERR …`), a missing permission (`NOPERM`). The calls it
- * concerns reject with it at once, whatever the failure policy; `cause` holds
- * the client's error.
+ * argument error (`ERR …`), a missing permission (`NOPERM`), a hash of
+ * another layout version (`LAYOUT`), a stored value that is not a finite
+ * number (`CORRUPT`: the script reset what it spoiled to empty, and the
+ * limiter warns of it too), a reply the store cannot read (`MALFORMED`). The
+ * calls it concerns reject with it at once, whatever the failure policy;
+ * `cause` holds the client's error.
  */
 export class StoreReplyError extends LimiterError {
   static override readonly code = "STORE_REPLY";

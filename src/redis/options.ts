@@ -31,6 +31,8 @@ export interface RedisStoreOptions {
    * Names the quota this store meters, e.g. `"openai:proj-a:gpt-4o"`: every
    * process using the same key shares its buckets. Redis keys `{<key>}:b`,
    * `{<key>}:c` and `{<key>}:d` hold the state (one hash tag, so Redis Cluster accepts the scripts).
+   * A key that starts with `}` is refused (`TypeError`): Redis would read an
+   * empty hash tag `{}` and hash each of those keys whole, to slots apart.
    */
   readonly key: string;
   /**
@@ -85,6 +87,12 @@ export function resolveOptions(options: RedisStoreOptions): ResolvedRedisStoreOp
   // An empty key would make an empty hash tag, and Cluster would hash the two keys apart.
   if (typeof key !== "string" || key.length === 0)
     throw new TypeError(`key must be a non-empty string, got ${String(key)}`);
+  // So would one starting with '}': the tag ends at the first '}' after the '{' (a '}' later on only shortens it).
+  if (key.startsWith("}"))
+    throw new TypeError(
+      `key must not start with "}", got ${JSON.stringify(key)}: the Redis keys {${key}}:b and {${key}}:c would have ` +
+        "an empty hash tag, so a Redis Cluster would hash them to different slots (CROSSSLOT)",
+    );
   checkFailurePolicy(onError);
   return { client, key, timeoutMs: duration("timeoutMs", timeoutMs), leaseMs: duration("leaseMs", leaseMs), onError };
 }

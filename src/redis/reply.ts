@@ -1,3 +1,5 @@
+import { StoreReplyError } from "./errors.js";
+
 /** One field of a script's reply: a string, or an integer (a script sends a whole number as one). */
 export type Field = string | number;
 
@@ -11,6 +13,15 @@ export function fields(reply: unknown, length: number): Field[] {
     throw new TypeError(`Unexpected reply from the Redis store script: ${JSON.stringify(reply)}`);
   }
   return reply as Field[];
+}
+
+/**
+ * The error for a reply that {@link fields} or {@link number} threw on: final, as retrying would read the same
+ * (a number that is not a finite one, a list of another length), with the reply code `MALFORMED`.
+ */
+export function malformed(error: unknown, keys: readonly string[]): StoreReplyError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new StoreReplyError(`MALFORMED ${reason}`, "MALFORMED", keys, { cause: error });
 }
 
 /** A number sent by a script. */

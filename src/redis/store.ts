@@ -3,9 +3,15 @@ import type { Booking, SharedLayout, SharedReading, SharedStore, StoreFailurePol
 import { layoutArgs, num, perDimension } from "./args.js";
 import { StoreReplyError } from "./errors.js";
 import { resolveOptions, type RedisStoreOptions } from "./options.js";
-import { fields, number, type Field } from "./reply.js";
+import { fields, malformed, number, type Field } from "./reply.js";
 import { ScriptRunner } from "./runner.js";
 import { scripts } from "./scripts/index.js";
+
+/**
+ * The longest pause sent to the pause script, in ms (2^40, 35 years): the longest TTL a script gives the
+ * hash, which a pause must not outlive; and a time that far ahead stays within the numbers the scripts read.
+ */
+const LONGEST_PAUSE_MS = 2 ** 40;
 
 /**
  * Bucket state in Redis (5 or later; Cluster works), shared by every process
@@ -43,6 +49,11 @@ export class RedisStore implements SharedStore {
     return error instanceof StoreReplyError;
   }
 
+  /** A `CORRUPT` reply: a script found a field that is not a finite number, and reset what it spoiled. */
+  repaired(error: unknown): boolean {
+    return error instanceof StoreReplyError && error.replyCode === "CORRUPT";
+  }
+
   async book(layout: SharedLayout, requests: readonly (readonly number[])[], more = false): Promise<Booking> {
     const n = layout.dimensions.length;
     // Lease ids: only a limited concurrency takes leases.
@@ -55,11 +66,29 @@ export class RedisStore implements SharedStore {
     if (layout.concurrency !== undefined) {
       args.push(num("concurrency", layout.concurrency), String(this.leaseMs), prefix);
     }
-    const reply = fields(await this.runner.run(scripts.book, this.bookKeys, args), 4 + 3 * n);
+    const sent = await this.runner.run(scripts.book, this.bookKeys, args);
+    try {
+      return this.booking(layout, requests, more, fields(sent, 4 + 3 * n), prefix);
+    } catch (error) {
+      throw malformed(error, this.bookKeys);
+    }
+  }
+
+  /** The booking a reply of the booking script tells of; throws on a reply that is not one. */
+  private booking(
+    layout: SharedLayout,
+    requests: readonly (readonly number[])[],
+    more: boolean,
+    reply: Field[],
+    prefix: string,
+  ): Booking {
+    const n = layout.dimensions.length;
     const [admittedField, bookedField, waitMs, dimension] = reply as [Field, Field, Field, Field];
     const admitted = number(admittedField);
     const booked = number(bookedField) === 1;
     const taken = admitted + (booked ? 1 : 0);
+    if (!Number.isInteger(admitted) || admitted < 0 || taken > requests.length)
+      throw new TypeError(`Unexpected count from the Redis store script: ${admitted} admitted of ${requests.length}`);
     this.listed = more || taken < requests.length;
     // Each request's marks: the totals before the batch plus the costs up to it, added as the script added them.
     const marks: number[][] = [];
@@ -83,8 +112,12 @@ export class RedisStore implements SharedStore {
 
   async dueIn(layout: SharedLayout, marks: readonly (number | undefined)[]): Promise<number> {
     const args = [...this.layoutArgs(layout), this.id, ...perDimension("marks", layout, marks)];
-    const [waitMs] = fields(await this.runner.run(scripts.due, this.bookKeys, args), 2) as [Field, Field];
-    return number(waitMs);
+    const sent = await this.runner.run(scripts.due, this.bookKeys, args);
+    try {
+      return number(fields(sent, 2)[0]!);
+    } catch (error) {
+      throw malformed(error, this.bookKeys);
+    }
   }
 
   /** With no concurrency limit there is nothing to take: resolves `{ lease: undefined, retryMs: 0 }` at once. */
@@ -96,8 +129,13 @@ export class RedisStore implements SharedStore {
   }> {
     if (layout.concurrency === undefined) return { lease: undefined, retryMs: 0 };
     const args = [num("concurrency", layout.concurrency), String(this.leaseMs), randomUUID()];
-    const [lease, retryMs] = fields(await this.runner.run(scripts.lease, this.keys, args), 2) as [Field, Field];
-    return { lease: lease === "" ? undefined : String(lease), retryMs: number(retryMs) };
+    const sent = await this.runner.run(scripts.lease, this.keys, args);
+    try {
+      const [lease, retryMs] = fields(sent, 2) as [Field, Field];
+      return { lease: lease === "" ? undefined : String(lease), retryMs: number(retryMs) };
+    } catch (error) {
+      throw malformed(error, this.keys);
+    }
   }
 
   async adjust(layout: SharedLayout, deltas: readonly number[], unbooked?: readonly number[]): Promise<void> {
@@ -150,7 +188,7 @@ export class RedisStore implements SharedStore {
       return dimension.name;
     });
     if (names.length === 0 || ms <= 0) return;
-    await this.runner.run(scripts.pause, this.keys, [num("ms", ms), ...names]);
+    await this.runner.run(scripts.pause, this.keys, [num("ms", Math.min(ms, LONGEST_PAUSE_MS)), ...names]);
   }
 
   private layoutArgs(layout: SharedLayout): readonly string[] {

@@ -149,6 +149,12 @@ export interface SharedStore {
    */
   isFinal?(error: unknown): boolean;
   /**
+   * Whether a final rejection (see {@link isFinal}) says that the store found
+   * its state corrupt and repaired it: the limiter also warns of it (through
+   * `onWarning`), whichever call met it.
+   */
+  repaired?(error: unknown): boolean;
+  /**
    * Refills every dimension to now, then takes each request's costs (one per
    * dimension) from all of them at once, in order: every request that fits now
    * is admitted, and the first that does not is booked for later, which ends

@@ -3,7 +3,7 @@ import { Cluster, Redis } from "ioredis";
 import { createClient, createCluster } from "redis";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { Limiter } from "../../src/index.js";
-import { ioredis, nodeRedis, RedisStore, type RedisClient } from "../../src/redis/index.js";
+import { ioredis, nodeRedis, RedisGroupStore, RedisStore, type RedisClient } from "../../src/redis/index.js";
 import { scripts } from "../../src/redis/scripts/index.js";
 import { bookOne } from "./book-one.js";
 import { fakeClient } from "./fake-client.js";
@@ -118,4 +118,42 @@ describe("raw clients are told by their shape (no server)", () => {
     expect(() => new RedisStore({ client: client as never, key: "k" })).toThrow(TypeError);
     expect(() => new RedisStore({ client: client as never, key: "k" })).toThrow(message);
   });
+});
+
+describe("the store's key", () => {
+  const client = fakeClient(async () => null);
+
+  /** What Redis Cluster hashes of a key: the tag between the first { and the first } after it, unless empty. */
+  function hashed(key: string): string {
+    const open = key.indexOf("{");
+    const close = open < 0 ? -1 : key.indexOf("}", open + 1);
+    return close > open + 1 ? key.slice(open + 1, close) : key;
+  }
+
+  it.each(["}", "}a", "}{a}"])(
+    "%j, whose Redis keys would have an empty hash tag, is refused with a TypeError",
+    (key) => {
+      expect(() => new RedisStore({ client, key })).toThrow(TypeError);
+      expect(() => new RedisStore({ client, key })).toThrow(/must not start with "}".*CROSSSLOT/);
+      expect(() => new RedisGroupStore({ client, key })).toThrow(TypeError);
+    },
+  );
+
+  it.each(["a}b", "{a", "a{b}c", "{}", "a}", "k"])(
+    "%j: every Redis key of a store and a member hashes alike",
+    async (key) => {
+      const calls = client.calls.length;
+      const shape = layout([dim("rpm", 10)]);
+      for (const store of [
+        new RedisStore({ client, key }),
+        new RedisGroupStore({ client, key }).member("m}{", () => false),
+      ]) {
+        await store.release("lease");
+        await store.book(shape, []).catch(() => undefined);
+      }
+      const keys = client.calls.slice(calls).flatMap((call) => call.keys);
+      expect(keys).toHaveLength(10);
+      expect(new Set(keys.map(hashed)).size).toBe(1);
+    },
+  );
 });

@@ -23,5 +23,5 @@ for i = 1, count do
 end
 save(changed, #changed)
 `,
-  sha1: "8848ec48ca27079ced4b4c3597c27f3c9e9770ef",
+  sha1: "280f3e170a4338135a116332ea29d13bfb1a94ea",
 };

@@ -99,5 +99,5 @@ out[1], out[2], out[3], out[4] = admitted, booked, num(wait), binding
 for i = 1, count do out[4 + count + i], out[4 + 2 * count + i] = num(dims[i].level), num(lost[i]) end
 return out
 `,
-  sha1: "370cff7fc43c30228451711703b6bf2ff47cbbd6",
+  sha1: "fc127dd4a554ceb93492190cd6e375517fd0b4b0",
 };

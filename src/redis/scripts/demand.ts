@@ -44,6 +44,10 @@ const ASKS_WITHIN_MS = 4 * DUE_POLL_MS;
  * another catch up, which would book at once; `booked`: the costs of its
  * booking for later, if it made one), and removes it once it does not.
  *
+ * A field whose numbers are not finite ones (see `finite` in {@link PRELUDE})
+ * is corrupt: it goes as one past its time does, and its process joins anew
+ * (its tail is read only when its count is the lowest of those due later).
+ *
  * The hash is read only when it can matter: a caller with no field whose call
  * holds one request is never ahead (its count starts below every other), so a
  * lone caller reads it only if it comes to want more.
@@ -53,15 +57,17 @@ local served, known, behind, behindWait, lowest, latest, read = 0, false, nil, 0
 
 -- Whether the booking for later that a field's tail (' <asked> <marks>') tells of is covered now, by the levels
 -- before this call's draws (level plus what was booked after a mark does not change with later draws), while its
--- process still asks. A tail written for another layout covers nothing.
+-- process still asks. A tail written for another layout covers nothing; one that is not numbers is corrupt (nil).
 local function covered(tail)
   local i, asked = -1, 0
   for token in string.gmatch(tail, '%S+') do
     if i < 0 then
-      asked = tonumber(token)
+      asked = finite(token)
+      if asked == nil then return nil end
       if now - asked > ${ASKS_WITHIN_MS} then return false end
     elseif token ~= '-' then
-      local d, mark = dims[i + 1], tonumber(token)
+      local d, mark = dims[i + 1], finite(token)
+      if mark == nil then return nil end
       if d == nil or d.paused > now or d.level + math.max(0, d.total - mark) < -1e-9 * math.max(1, math.abs(mark)) then
         return false
       end
@@ -77,8 +83,9 @@ local function readDemand()
   for j = 1, #demand, 2 do
     local id = demand[j]
     local c, b, tail = string.match(demand[j + 1], '^(%S+) (%S+)(.*)$')
-    c, b = tonumber(c), tonumber(b)
-    if b + ${GRACE_MS} <= now then
+    c, b = finite(c), finite(b)
+    -- A field that is not two numbers is corrupt: gone too (its process joins anew).
+    if b == nil or c == nil or b + ${GRACE_MS} <= now then
       gone[#gone + 1] = id
     elseif id == me then
       mine, known = c, true
@@ -91,7 +98,8 @@ local function readDemand()
           behind, behindWait = c, (now - b) / 4
         elseif tail ~= '' then
           local due, asked = covered(tail)
-          if due then behind, behindWait = c, asked + ${DUE_POLL_MS} - now end
+          if due == nil then gone[#gone + 1] = id
+          elseif due then behind, behindWait = c, asked + ${DUE_POLL_MS} - now end
         end
       end
       if b > latest then latest = b end
@@ -137,7 +145,7 @@ local function keepDemand(wait, more, booked)
   end
   redis.call('HSET', KEYS[3], me, entry)
   if back > latest then latest = back end
-  redis.call('PEXPIRE', KEYS[3], math.ceil(latest + ${GRACE_MS} - now))
+  redis.call('PEXPIRE', KEYS[3], lasting(latest + ${GRACE_MS} - now))
 end
 `;
 
@@ -153,12 +161,18 @@ local function heard(wait)
   local entry = redis.call('HGET', KEYS[3], me)
   if not entry then return end
   local served, marks = string.match(entry, '^(%S+) %S+ %S+ (.*)$')
+  if not served then served = string.match(entry, '^%S+') end
+  -- A count that is not a number is corrupt: the field goes (the next booking joins anew).
+  if finite(served) == nil then
+    redis.call('HDEL', KEYS[3], me)
+    return
+  end
   local back = now + wait
-  if served then entry = served .. ' ' .. str(back) .. ' ' .. str(now) .. ' ' .. marks
-  else entry = string.match(entry, '^%S+') .. ' ' .. str(back) end
+  if marks then entry = served .. ' ' .. str(back) .. ' ' .. str(now) .. ' ' .. marks
+  else entry = served .. ' ' .. str(back) end
   redis.call('HSET', KEYS[3], me, entry)
   if redis.call('PTTL', KEYS[3]) < back + ${GRACE_MS} - now then
-    redis.call('PEXPIRE', KEYS[3], math.ceil(back + ${GRACE_MS} - now))
+    redis.call('PEXPIRE', KEYS[3], lasting(back + ${GRACE_MS} - now))
   end
 end
 `;

@@ -27,5 +27,5 @@ end
 heard(wait)
 return { num(wait), binding }
 `,
-  sha1: "4e41b955142db5a62f99cacb2b390c212c5ad801",
+  sha1: "961af03a27dcd72cfe16623ed7ca711005f7fa2f",
 };

@@ -11,5 +11,5 @@ export const lease: Script = {
 local free, retry = slot(tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])
 return { free and ARGV[3] or '', num(retry) }
 `,
-  sha1: "78ce9a41c252b71da1254603905aae53921dc041",
+  sha1: "c1c65f6ce10ff19b42e9527375122ab6b6db6bc0",
 };

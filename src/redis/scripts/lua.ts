@@ -1,3 +1,5 @@
+import { MAX_TIMEOUT_MS } from "../../core/clock.js";
+
 /**
  * Lua shared by the scripts, pasted in front of each one's body. Every script
  * gets `KEYS[1]` (the bucket hash) and `KEYS[2]` (the lease set): both carry
@@ -20,6 +22,14 @@
  * formatted. So the scripts parse a number only when they use it, format the
  * clock once for every dimension, write whole numbers with `%d` and hand them
  * back as integers.
+ *
+ * Whatever the hash holds is read through one guard, `finite` (or `stored`,
+ * for a field of `state`): Lua's `tonumber` takes `"nan"`, `"inf"` and
+ * `"1e999"`, and a field holding text reads as missing, which would start a
+ * bucket afresh, full. A field that holds anything else than a finite number
+ * (within {@link LIMIT}) is corrupt: the script that finds it resets what it
+ * spoils (its bucket to empty, refilling from now), writes that, and returns
+ * a `CORRUPT` error reply instead of doing its job (see {@link LAYOUT}).
  */
 
 /**
@@ -29,16 +39,48 @@
  */
 export const LAYOUT_VERSION = 1;
 
-/** `now` (Redis' own clock in ms, fractional; never a caller's), `str(x)` and `num(x)`. */
+/**
+ * The bound of a number the scripts read or write: a stored number at or past
+ * it is corrupt. Redis' own integers stop there, and no time (ms) or amount a
+ * script keeps comes near it, so that adding a few never overflows a double.
+ */
+const LIMIT = "9223372036854775808";
+
+/**
+ * The longest TTL a script gives a key (2^40 ms, 35 years): a PEXPIRE of a
+ * number that is not a whole one Redis takes would fail after the write before
+ * it.
+ */
+const LONGEST_MS = "1099511627776";
+
+/**
+ * `now` (Redis' own clock in ms, fractional; never a caller's), `str(x)`,
+ * `num(x)`, `finite(s)` (a stored number, or `nil` when `s` is not a finite
+ * one) and `lasting(ms)` (a TTL PEXPIRE takes).
+ */
 export const PRELUDE = `
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
 local format = string.format
 
+-- A stored number, or nil when s (a string, or false for a field that is missing) is not a finite one.
+local function finite(s)
+  local x = tonumber(s)
+  if x and x > -${LIMIT} and x < ${LIMIT} then return x end
+end
+
+-- A TTL for PEXPIRE: whole, at most LONGEST_MS (NaN too).
+local function lasting(ms)
+  if ms < ${LONGEST_MS} then return math.ceil(ms) end
+  return ${LONGEST_MS}
+end
+
 -- A number as a string that reads back as the same double (Redis would format a Lua number given to a command
 -- itself, with '%.17g'); '%d', for a whole number, costs a fraction of that.
 local function str(x)
   if x % 1 == 0 and x > -9007199254740992 and x < 9007199254740992 then return format('%d', x) end
+  -- Never 'inf' or 'nan' (a sum that overflowed): a number past the bound, which the next script reads as corrupt.
+  if not (x > -${LIMIT} and x < ${LIMIT}) then return x < 0 and '-${LIMIT}' or '${LIMIT}' end
   return format('%.17g', x)
 end
 
@@ -50,9 +92,13 @@ local function num(x)
 end
 `;
 
-/** Refuses (returns an error reply from the script) when `version`, a Lua expression, is another layout's. */
+/**
+ * Refuses (returns an error reply from the script) when `version`, a Lua
+ * expression, is another layout's. One that is not a whole number is no
+ * layout's: corrupt (see {@link read}).
+ */
 const refuse = (version: string): string => `
-if ${version} and ${version} ~= '${LAYOUT_VERSION}' then
+if ${version} and ${version} ~= '${LAYOUT_VERSION}' and string.find(${version}, '^%d+$') then
   return redis.error_reply('LAYOUT ' .. KEYS[1] .. ' holds the store layout ' .. ${version} ..
     ', which this version of llm-limiter does not know (it knows ${LAYOUT_VERSION}); nothing was changed')
 end
@@ -66,7 +112,12 @@ ${refuse("version")}`;
 /**
  * `read(fields)`, pasted at the top level: one HMGET of the fields named by
  * the Lua table `fields` into `state`; `fields[1]` and `fields[2]` must be `v`
- * and `x`. Refuses another layout version. `lifetime(values, k, ms)` appends
+ * and `x`. Refuses another layout version. `stored(i)` is `state[i]` as a
+ * number: `nil` when missing, or when corrupt, which it notes in `bad` (the
+ * first corrupt field's index) and `spoiled` (cleared by the reader between
+ * dimensions); `v` and `x` are checked at once. `corrupt(field, value)` is the
+ * error reply to return once the script has repaired what a corrupt field
+ * spoiled (by default the first). `lifetime(values, k, ms)` appends
  * to the HSET arguments `values` (the first `k` of them used) what keeps the
  * layout's version and the hash's expiry when the hash must live `ms` more, and
  * returns how many are used then and the PEXPIRE to send after that HSET, if
@@ -75,16 +126,34 @@ ${refuse("version")}`;
 export const read = (fields: string): string => `
 local state = redis.call('HMGET', KEYS[1], unpack(${fields}))
 ${refuse("state[1]")}
+local bad, spoiled = nil, false
+-- finite(state[i]), inlined: the layout reads eight fields a dimension through it.
+local function stored(i)
+  local s = state[i]
+  if not s then return nil end
+  local x = tonumber(s)
+  if x and x > -${LIMIT} and x < ${LIMIT} then return x end
+  bad, spoiled = bad or i, true
+end
+if state[1] and state[1] ~= '${LAYOUT_VERSION}' then bad = 1 end
+local keptUntil = stored(2) or 0
+
+local function corrupt(field, value)
+  field, value = field or ${fields}[bad], value or state[bad]
+  return redis.error_reply(format('CORRUPT %s field %s held %q, which is not a finite number: repaired, the bucket ' ..
+    'it spoiled reset to empty (see "A corrupted value" in docs/redis.md)', KEYS[1], field, string.sub(value, 1, 40)))
+end
 -- The hash never expires before field x says, so PTTL and PEXPIRE run only when it must live longer; then it is
 -- made to live an eighth more, so that a steady stream of calls seldom extends it. A longer TTL is kept (set by
 -- a script that does not keep x).
 local function lifetime(values, k, ms)
-  if not state[1] then
+  if state[1] ~= '${LAYOUT_VERSION}' then
     values[k + 1], values[k + 2] = 'v', '${LAYOUT_VERSION}'
     k = k + 2
   end
-  if now + ms <= (tonumber(state[2]) or 0) then return k, nil end
-  ms = math.ceil(ms * 9 / 8)
+  if now + ms <= keptUntil then return k, nil end
+  -- Whole and bounded: a PEXPIRE Redis refuses would fail after the HSET it follows.
+  ms = lasting(ms * 9 / 8)
   local left, grow = redis.call('PTTL', KEYS[1]), nil
   if left < ms then left, grow = ms, ms end
   -- A millisecond early (PEXPIRE counts from when the script started, a little before TIME), and whole: written
@@ -100,6 +169,13 @@ end
  * HMGET; `rest` is the index of the first ARGV after the layout. `save(ds, n)`
  * writes the first `n` of `ds` back in one HSET and keeps the hash until their
  * buckets are full again.
+ *
+ * A dimension with a corrupt field (see {@link read}; a refill time further
+ * ahead than {@link LONGEST_MS} too), or every one when `v` or `x` is, is set
+ * to empty (`empty(d)`: level 0 from now, nothing booked for later; a sound
+ * pause and total kept), and the script returns `repaired()` at once: those
+ * written, and the `CORRUPT` error reply. A script that finds a corrupt field
+ * of its own after the layout does the same with `repaired(field, value)`.
  */
 export const LAYOUT = `
 local count = tonumber(ARGV[2])
@@ -137,18 +213,25 @@ local function catchUp(d)
   refillTo(d, now)
 end
 
-local dims = {}
+-- The conservative side of what a corrupt field may have held: nothing to admit until refill brings it.
+local function empty(d)
+  d.level, d.at, d.w, d.u, d.W, d.U, d.moved, d.reset = 0, now, 0, 0, 0, 0, true, true
+end
+
+local dims, whole = {}, bad ~= nil
 for i = 1, count do
   local f, a = i * 8 - 5, i * 4 - 1
   local capacity = tonumber(ARGV[a + 3])
-  local level, at = tonumber(state[f]), tonumber(state[f + 1])
+  spoiled = false
+  local level, at = stored(f), stored(f + 1)
+  -- A refill held back for longer than any key lives would hold it back for good.
+  if at and at > now + ${LONGEST_MS} then at, bad, spoiled = nil, bad or f + 1, true end
   if level == nil or at == nil then level, at = capacity * tonumber(ARGV[1]), now end
-  local paused, w, W = state[f + 3], state[f + 4], state[f + 6]
-  local d = { f = f, a = a, level = level, at = at, total = tonumber(state[f + 2]) or 0,
-    paused = paused and tonumber(paused) or 0, w = w and tonumber(w) or 0, u = w and tonumber(state[f + 5]) or 0,
-    W = W and tonumber(W) or 0, U = W and tonumber(state[f + 7]) or 0, moved = false,
+  local w, W = stored(f + 4), stored(f + 6)
+  local d = { f = f, a = a, level = level, at = at, total = stored(f + 2) or 0, paused = stored(f + 3) or 0,
+    w = w or 0, u = w and stored(f + 5) or 0, W = W or 0, U = W and stored(f + 7) or 0, moved = false,
     limit = tonumber(ARGV[a + 1]), window = tonumber(ARGV[a + 2]), capacity = capacity }
-  catchUp(d)
+  if spoiled or whole then empty(d) else catchUp(d) end
   if d.level > capacity then d.level = capacity end
   dims[i] = d
 end
@@ -206,6 +289,18 @@ local function save(ds, n)
   redis.call('HSET', KEYS[1], unpack(values, 1, k))
   if grow then redis.call('PEXPIRE', KEYS[1], grow) end
 end
+
+local function repaired(field, value)
+  local pauses = {}
+  for i = 1, count do
+    local d = dims[i]
+    if d.reset then pauses[#pauses + 1], pauses[#pauses + 2] = fields[d.f + 3], str(d.paused) end
+  end
+  if #pauses > 0 then redis.call('HSET', KEYS[1], unpack(pauses)) end
+  save(dims, count)
+  return corrupt(field, value)
+end
+if bad then return repaired() end
 `;
 
 /** `keep(key, ms)`, for the lease set, which has no field to keep its expiry in. */
@@ -220,7 +315,9 @@ end
 /**
  * `slot(concurrency, leaseMs, id)`: frees the slots of holders that stopped
  * renewing (once per script), then takes one as lease `id`. Returns true, or
- * false and the ms until the earliest lease expires.
+ * false and the ms until the earliest lease expires. When every slot is held,
+ * it also frees those whose lease ends later than any store's `leaseMs`
+ * ({@link MAX_TIMEOUT_MS}) allows: a score of `inf` would hold its slot for good.
  */
 export const SLOTS = `${KEEP}
 local held
@@ -230,8 +327,11 @@ local function slot(concurrency, leaseMs, id)
     held = redis.call('ZCARD', KEYS[2])
   end
   if held >= concurrency then
+    held = held - redis.call('ZREMRANGEBYSCORE', KEYS[2], '(' .. str(now + ${MAX_TIMEOUT_MS}), '+inf')
+  end
+  if held >= concurrency then
     local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-    return false, math.min(tonumber(first[2]) - now, leaseMs)
+    return false, math.min((finite(first[2]) or now + leaseMs) - now, leaseMs)
   end
   redis.call('ZADD', KEYS[2], now + leaseMs, id)
   held = held + 1

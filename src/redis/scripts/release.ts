@@ -6,5 +6,5 @@ export const release: Script = {
   source: `${CHECK}
 redis.call('ZREM', KEYS[2], ARGV[1])
 `,
-  sha1: "d828180ad155392f266d11f0b946819a2603b007",
+  sha1: "9192783ba069b6054e5dd565d43527aaa9e9daa5",
 };

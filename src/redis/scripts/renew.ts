@@ -12,5 +12,5 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 for i = 2, #ARGV do redis.call('ZADD', KEYS[2], 'XX', now + leaseMs, ARGV[i]) end
 keep(KEYS[2], leaseMs)
 `,
-  sha1: "d43c1467d3a0e9a36c30107024e93030c2e5ec33",
+  sha1: "abd513f2ede04d8ef8133914d31ec1204ebdbc9b",
 };
