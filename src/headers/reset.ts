@@ -49,9 +49,10 @@ export function parseReset(raw: string | undefined, ctx: TimeContext): Span | un
 
 /**
  * The server's retry delay in ms, at most {@link MAX_RETRY_MS}: the longer of `retry-after-ms` (float ms) and
- * `retry-after` (seconds, or an HTTP date). The official SDKs read `retry-after-ms` first and ignore
- * `retry-after` when it parses; a 429 carrying both that disagree (Azure AI Foundry sends `Retry-After: 1`
- * with `Retry-After-Ms: 0`) is waited out here for the longer, which is the one that does not draw another 429.
+ * `retry-after` (seconds, or an HTTP date). The official SDKs read `retry-after-ms` first and `retry-after`
+ * only when that is missing, unreadable or 0 (`retryRequest` in openai-node's and @anthropic-ai/sdk's
+ * `client.ts`); hints that disagree (Azure AI Foundry sends `Retry-After: 1` with `Retry-After-Ms: 0`) are
+ * waited out here for the longer, the one that does not draw another 429.
  */
 export function parseRetryAfter(headers: HeaderMap, ctx: TimeContext): number | undefined {
   const ms = parseDecimal(headers.get("retry-after-ms") ?? "")?.value;
