@@ -57,7 +57,7 @@ class Model {
     this.pauses.set(named, { until, perDay: isPerDay, probed, seq: this.admissions, heldUntil });
   }
 
-  /** Whether a call is admitted now; if it is, it is counted, and it is the probe of each pause whose minute is over. */
+  /** Whether a call is admitted now; if so it is counted, and it is the probe of each pause whose minute is over. */
   admit(now: number): boolean {
     this.expire(now);
     for (const p of this.pauses.values()) if (p.heldUntil > now) return false;
