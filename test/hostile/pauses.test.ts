@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Limiter, LimiterGroup, type PauseState, type Reservation, type ResumedEvent } from "../../src/index.js";
 import { useFakeTime } from "../fake-time.js";
+import { InProcessStore } from "../shared/in-process-store.js";
 
 const time = useFakeTime();
 
@@ -324,5 +325,41 @@ describe("the user can always lift a pause", () => {
     await time.at(SECOND);
     expect(admitted).toBe(1);
     await group.close();
+  });
+});
+
+describe("through a shared store (virtual time)", () => {
+  /** Two replicas on one store. */
+  function replicas(): [Limiter, Limiter] {
+    const store = new InProcessStore(() => performance.now());
+    const make = () => new Limiter({ rpm: 600, tpm: 1_000_000, provider: "openai", store });
+    return [make(), make()];
+  }
+
+  it("a probed pause lets one call through a minute, in one booking of its own; its success ends it", async () => {
+    const [a] = replicas();
+    a.sync({ "retry-after": "3600" }, { status: 429 });
+    const { admittedAt, calls } = queue(a, 5);
+    await time.at(MINUTE + 100);
+    expect(admittedAt).toEqual([MINUTE]);
+    const probe = await calls[0]!;
+    probe.sync(ROOM, { status: 200 });
+    probe.release();
+    await time.at(MINUTE + 200);
+    expect(admittedAt).toHaveLength(5);
+    await a.close();
+  });
+
+  it("resume() on one replica lifts the pause the other sees", async () => {
+    const [a, b] = replicas();
+    a.sync({ "retry-after": "86400" }, { status: 429 });
+    await time.at(10);
+    await expect(b.acquire(10, { maxWaitMs: 0 })).rejects.toMatchObject({ code: "WAIT_TIMEOUT" });
+    a.resume();
+    await time.at(20);
+    const call = b.acquire(10, { maxWaitMs: 0 });
+    await time.at(30);
+    (await call).release();
+    await Promise.all([a.close(), b.close()]);
   });
 });
