@@ -26,10 +26,13 @@ export type {
   LimiterEventName,
   LimiterEvents,
   LimiterListener,
+  PauseEnd,
+  PauseState,
   QueuedEvent,
   RateLimitedEvent,
   RejectedEvent,
   RejectionReason,
+  ResumedEvent,
   SettledEvent,
   SyncedEvent,
 } from "./events/types.js";

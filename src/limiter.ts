@@ -16,7 +16,7 @@ import type { DimensionSnapshot } from "./buckets/types.js";
 import { limitedFetch, type FetchOptions } from "./fetch/index.js";
 import { EventHub } from "./events/hub.js";
 import { rejection } from "./events/payloads.js";
-import type { Disposer, LimiterEventName, LimiterListener } from "./events/types.js";
+import type { Disposer, LimiterEventName, LimiterListener, PauseState } from "./events/types.js";
 import { dimensionStats, queueStats, type DimensionStats } from "./core/usage-stats.js";
 import type { HeaderInput, RateLimitView } from "./headers/types.js";
 import { modeFor, type GroupSeat } from "./modes.js";
@@ -56,6 +56,16 @@ export interface LimiterSnapshot {
   readonly inFlight: number;
   /** Milliseconds the longest-waiting queued request has waited; 0 when nothing waits. */
   readonly oldestWaitMs: number;
+  /** Present while a 429's pause holds: what each one paused, and until when. */
+  readonly pauses?: readonly PauseState[];
+}
+
+/** What a call that succeeded with no headers synced reports. */
+const NOTHING_REPORTED: Readonly<Record<string, { readonly remaining?: number }>> = {};
+
+/** A response the caller gave no status for, or a 2xx or 3xx one: a call that succeeded. */
+function succeeded(status: number | undefined): boolean {
+  return status === undefined || (status >= 200 && status < 400);
 }
 
 /**
@@ -86,13 +96,14 @@ export class Limiter {
     arrived: (meter, amount, chargedAt) => {
       if (!meter.retired) this.admission.arrived(meter.name, amount, chargedAt);
     },
-    refunded: () => this.admission.resume(),
+    refunded: () => this.admission.admitWhatFits(),
     released: (lease, refundable) => {
       this.ledger.closed(refundable);
       this.admission.released(lease);
     },
     parse: (headers, options) => this.headers.parse(headers, options),
     apply: (view, headers, options, origin) => this.applyView(view, headers, options, origin),
+    succeeded: (origin) => this.admission.succeeded(origin.seq, false, NOTHING_REPORTED),
     readmit: (estimate, signal, notBefore, refundable, rank, tenant) =>
       this.admission.readmit(estimate, signal, notBefore, refundable, rank, tenant),
     now: () => this.clock.now(),
@@ -183,14 +194,26 @@ export class Limiter {
   }
 
   /**
-   * Changes budgets at run time; waiters that can no longer fit are rejected.
-   * Throws on bad config, changing nothing.
+   * Changes budgets at run time; waiters that can no longer fit are rejected, and every pause a 429 set
+   * ends (as with {@link Limiter.resume}). Throws on bad config, changing nothing.
    */
   setLimits(changes: LimitChanges): void {
     const limits = mergeLimits(this.limits, changes);
     const budget = buildBudget(limits);
     this.limits = limits;
-    this.reconfigure(budget);
+    this.reconfigure(budget, false);
+    // The caller has said what the budget is: no 429's pause outlives that.
+    this.admission.liftPauses("setLimits");
+  }
+
+  /**
+   * Ends every pause a 429 set (see {@link PauseState}), per-day ones included, and lets retries held for
+   * their hint go: the next waiter is admitted at once if the buckets have room. With a shared store, the
+   * pauses end for every process on the key. The buckets' levels are left as they are.
+   */
+  resume(): void {
+    if (this.admission.closed) return;
+    this.admission.liftPauses("resume");
   }
 
   /**
@@ -229,9 +252,13 @@ export class Limiter {
       dimensions[name] = { ...d, available: wholeUnits(d.available), ...stats };
     }
     const counts = { queued: this.admission.queued, inFlight: this.ledger.inFlight, oldestWaitMs: queue.oldestWaitMs };
+    const pauses = this.admission.pauses();
     const limit = this.meters.concurrency;
-    if (limit === undefined) return { dimensions, ...counts };
-    return { dimensions, concurrency: { limit, available: limit - levels.slotsInUse }, ...counts };
+    const snapshot: LimiterSnapshot =
+      limit === undefined
+        ? { dimensions, ...counts }
+        : { dimensions, concurrency: { limit, available: limit - levels.slotsInUse }, ...counts };
+    return pauses ? { ...snapshot, pauses } : snapshot;
   }
 
   /**
@@ -270,12 +297,14 @@ export class Limiter {
     this.admission.heard();
     const failure = this.headers.failureOf(headers, options);
     if (this.headers.learn(view, origin, failure, this.meters)) this.reconfigure(buildBudget(this.limits), false);
-    const pausedUntil = this.headers.apply(view, origin, failure, this.meters, this.ledger.admissions);
-    if (pausedUntil > 0) this.admission.pauseAll(pausedUntil);
+    const pause = this.headers.apply(view, origin, failure, this.meters, this.ledger.admissions);
+    if (pause) this.admission.hold(pause.names, pause.ms, pause.perDay, this.ledger.admissions);
+    else if (failure === undefined && succeeded(options?.status))
+      this.admission.succeeded(origin.seq, origin.admittedAtMs === undefined, view.dimensions);
     const { synced, rateLimited } = this.events.channels;
     synced?.emit({ view, status: options?.status });
     if (failure) rateLimited?.emit({ failure, retryAfterMs: failure.retryAfterMs, view });
-    this.admission.resume();
+    this.admission.admitWhatFits();
   }
 
   /**
@@ -298,7 +327,7 @@ export class Limiter {
   private reconfigure(budget: Budget, admit = true): void {
     this.apply(budget);
     this.admission.rejectWhere((estimate, reserve) => this.meters.problemWith(estimate, reserve));
-    if (admit) this.admission.resume();
+    if (admit) this.admission.admitWhatFits();
   }
 
   private apply(configured: Budget): void {

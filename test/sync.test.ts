@@ -171,8 +171,9 @@ describe("429", () => {
     error: { type: "tokens", code: "rate_limit_exceeded", message: "Rate limit reached. Please try again in 2.754s." },
   };
 
-  it("pauses the named dimension for the hint; requests that do not use it pass", async () => {
+  it("pauses the named dimension for the longest hint; requests that do not use it pass", async () => {
     const limiter = new Limiter({ rpm: 100, tpm: 10_000, provider: "openai" });
+    // The message's 2.754 s outlasts the header's 1.5 s.
     limiter.sync({ "retry-after-ms": "1500" }, { status: 429, body: tokens429 });
     expect(limiter.tryAcquire(10)).toBeUndefined();
     const free = limiter.tryAcquire(0);
@@ -184,7 +185,9 @@ describe("429", () => {
       r.release();
     });
     await time.timers.tickAsync(1_500);
-    expect(admittedAt).toBe(1_500);
+    expect(admittedAt).toBe(-1);
+    await time.timers.tickAsync(1_254);
+    expect(admittedAt).toBe(2_754);
   });
 
   it("pauses everything when the limit type is unknown", async () => {

@@ -3,6 +3,7 @@ import type { Clock } from "../core/clock.js";
 import type { Ledger } from "../core/ledger.js";
 import type { Estimate } from "../core/limits.js";
 import type { Channels } from "../events/hub.js";
+import type { PauseState } from "../events/types.js";
 import type { Meters } from "../core/meters.js";
 import type { AdmittedCall, CallHost } from "../core/reservation.js";
 
@@ -93,12 +94,24 @@ export interface Admission {
   give(name: string, amount: number, chargedAt: number): void;
   /** A draw of `amount` on dimension `name`, made at `chargedAt`, has reached the provider (its response came back). */
   arrived(name: string, amount: number, chargedAt: number): void;
-  /** No admission at all before monotonic time `until`. */
-  pauseAll(until: number): void;
+  /**
+   * A 429 asked for a pause of `ms` on `names` (every dimension: `undefined`), with `seq` admissions
+   * counted so far; `perDay`: it named a per-day quota, which only its time or `liftPauses` ends.
+   */
+  hold(names: readonly string[] | undefined, ms: number, perDay: boolean, seq: number): void;
+  /**
+   * A response to the call admitted `seq`th (`current`: headers taken as news of now) succeeded, reporting
+   * the remaining of `reported`: the probed pauses it shows room on end.
+   */
+  succeeded(seq: number, current: boolean, reported: Readonly<Record<string, { readonly remaining?: number }>>): void;
+  /** Ends every pause, in every process of a shared store too. */
+  liftPauses(reason: "resume" | "setLimits"): void;
+  /** The pauses that hold now; `undefined` when none does. */
+  pauses(): PauseState[] | undefined;
   /** News of the key: a response's headers, or a call done. */
   heard(): void;
   /** Capacity came back or the levels changed: admit what fits now. */
-  resume(): void;
+  admitWhatFits(): void;
   /** A reservation was released: its slot (or its shared-store lease) is free. */
   released(lease: string | undefined): void;
   /** The current levels of every dimension, and the slots in use. */

@@ -61,8 +61,8 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     super.released(lease);
   }
 
-  override resume(): void {
-    super.resume();
+  override admitWhatFits(): void {
+    super.admitWhatFits();
     this.order?.changed(this);
   }
 
@@ -87,6 +87,14 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
 
   retry(): void {
     this.pump();
+  }
+
+  protected pauseDimension(name: string, until: number): void {
+    this.buckets.pause(name, until);
+  }
+
+  protected unpause(names: readonly string[] | undefined): void {
+    this.buckets.unpause(names);
   }
 
   protected takeNow(estimate: Estimate, now: number, reserve: number): true | undefined {

@@ -10,7 +10,9 @@ import type { Meters } from "../core/meters.js";
 import type { AdmittedCall } from "../core/reservation.js";
 import type { Channels } from "../events/hub.js";
 import { rejection } from "../events/payloads.js";
+import type { PauseEnd, PauseState } from "../events/types.js";
 import { Alarm } from "./alarm.js";
+import { PauseHolds, PROBE_MS, type Hold } from "./pause-holds.js";
 import { DeadlineHeap } from "./queue.js";
 import { Scheduler, type Lane } from "./scheduler.js";
 import { Waiter, WaiterTerms } from "./waiter.js";
@@ -33,6 +35,8 @@ export abstract class QueuedAdmission implements Admission {
   private readonly deadlineAlarm: Alarm;
   /** No admission at all before this monotonic time (a 429 whose limit type is unknown). */
   protected pausedUntil = 0;
+  /** What 429s paused, and until when. */
+  protected readonly holds = new PauseHolds();
   private shut = false;
   private idleResolvers: (() => void)[] = [];
   protected readonly events: Channels;
@@ -114,6 +118,7 @@ export abstract class QueuedAdmission implements Admission {
     const now = this.clock.now();
     const taken = this.takeNow(estimate, now, queue.bands[rank]!.reserve);
     if (taken === undefined) return undefined;
+    if (this.holds.probing) this.probedThrough(now);
     this.opened(estimate, now);
     const marks = taken === true ? undefined : taken;
     return this.ledger.open(estimate, signal, now, refundable, this.priorities[rank]!, tenant, marks);
@@ -148,7 +153,9 @@ export abstract class QueuedAdmission implements Admission {
   ): Promise<AdmittedCall> {
     if (this.shut) return this.refusedAtOnce(estimate, new LimiterClosedError(), rank, tenant);
     if (signal?.aborted) return this.refusedAtOnce(estimate, signal.reason, rank, tenant);
-    return this.wait(estimate, signal, Infinity, notBefore, refundable, this.queue.lane(rank, tenant));
+    // A longer hint is a pause's to hold (probed, or lifted): the retry is held a stretch at most, then is its probe.
+    const until = Math.min(notBefore, this.clock.now() + PROBE_MS);
+    return this.wait(estimate, signal, Infinity, until, refundable, this.queue.lane(rank, tenant));
   }
 
   /** Rejects every waiter `problemWith` finds a problem with (the budget changed), with that problem. */
@@ -164,16 +171,68 @@ export abstract class QueuedAdmission implements Admission {
     for (const waiter of this.queue) this.count(waiter, 1);
   }
 
+  /**
+   * A 429 asked for a pause of `ms` on `names` (every dimension: `undefined`), with `seq` admissions counted
+   * so far; `perDay`: it named a per-day quota. A pause longer than {@link PROBE_MS} is put in force a
+   * stretch at a time (see {@link PauseHolds}); any other for the whole of it.
+   */
+  hold(names: readonly string[] | undefined, ms: number, perDay: boolean, seq: number): void {
+    if (!(ms > 0)) return;
+    const now = this.clock.now();
+    const hold = this.holds.add(names, ms, perDay, seq, now);
+    this.enforce(hold);
+    this.events.paused?.emit(this.describe(hold, now));
+  }
+
+  /**
+   * A response to the call admitted `seq`th (`current`: headers taken as news of now) succeeded, reporting
+   * `reported`: the probed pauses set before that call end where it shows room (no remaining of 0 on what
+   * they pause). Per-day pauses and those of a minute or less wait for their time.
+   */
+  succeeded(seq: number, current: boolean, reported: Readonly<Record<string, { readonly remaining?: number }>>): void {
+    if (!this.holds.probing) return;
+    const spent = (name: string): boolean => reported[name]?.remaining === 0;
+    const hasRoom = (hold: Hold): boolean =>
+      hold.names ? !hold.names.some(spent) : !this.meters.list.some((m) => spent(m.name));
+    const lifted = this.holds.lift(seq, current, hasRoom, this.clock.now());
+    if (lifted.length > 0) this.lifted(lifted, "response");
+  }
+
+  /**
+   * Ends every pause, in every process of a shared store too (`limiter.resume()`, `setLimits`); retries held
+   * for their hint may go at once.
+   */
+  liftPauses(reason: "resume" | "setLimits"): void {
+    const lifted = this.holds.clear();
+    for (const waiter of this.queue) if (waiter.terms) waiter.terms.notBefore = 0;
+    this.unpause(undefined);
+    this.pausedUntil = 0;
+    this.afterLift(lifted, reason);
+  }
+
+  /** What 429s paused that still holds, as `snapshot()` shows it. */
+  pauses(): PauseState[] | undefined {
+    const now = this.clock.now();
+    const standing = this.holds.standing(now);
+    return standing.length === 0 ? undefined : standing.map((hold) => this.describe(hold, now));
+  }
+
   /** No admission at all before monotonic time `until`. */
-  pauseAll(until: number): void {
+  protected pauseAll(until: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, until);
   }
+
+  /** No admission with a positive cost on dimension `name` before monotonic time `until`. */
+  protected abstract pauseDimension(name: string, until: number): void;
+
+  /** Ends the pauses on `names` (`undefined`: on every dimension, and the pause of everything). */
+  protected abstract unpause(names: readonly string[] | undefined): void;
 
   /** News of the key (headers, or a call done). */
   heard(): void {}
 
   /** Capacity came back or the levels changed: admit what fits now; the limiter may be idle. */
-  resume(): void {
+  admitWhatFits(): void {
     this.afterRemoval(true);
   }
 
@@ -248,6 +307,48 @@ export abstract class QueuedAdmission implements Admission {
     return false;
   }
 
+  /** Puts the stretch of `hold` now due in force, where the buckets live. */
+  private enforce(hold: Hold): void {
+    if (hold.names === undefined) this.pauseAll(hold.stretchEnds);
+    else for (const name of hold.names) this.pauseDimension(name, hold.stretchEnds);
+  }
+
+  /** A call admitted at `now` went through probed pauses whose stretch was over: they hold on for another. */
+  private probedThrough(now: number): void {
+    for (const hold of this.holds.probed(now)) this.enforce(hold);
+  }
+
+  /** `lifted` ended on a response: their pauses go, those still standing stay in force. */
+  private lifted(lifted: readonly Hold[], reason: PauseEnd): void {
+    for (const hold of lifted) {
+      this.unpause(hold.names);
+      if (hold.names === undefined) this.pausedUntil = 0;
+    }
+    for (const hold of this.holds.standing(this.clock.now())) this.enforce(hold);
+    this.afterLift(lifted, reason);
+  }
+
+  private afterLift(lifted: readonly Hold[], reason: PauseEnd): void {
+    const resumed = this.events.resumed;
+    if (resumed) {
+      const now = this.clock.now();
+      for (const hold of lifted) resumed.emit({ ...this.describe(hold, now), reason });
+    }
+    this.admitWhatFits();
+  }
+
+  /** `hold` as events and snapshots tell it: names, and epoch ms. */
+  private describe(hold: Hold, now: number): PauseState {
+    const wall = this.clock.wallNow() - now;
+    return {
+      dimensions: hold.names ?? this.meters.list.map((m) => m.name),
+      all: hold.names === undefined,
+      until: Math.round(hold.until + wall),
+      heldUntil: Math.round(Math.max(now, hold.stretchEnds) + wall),
+      probed: hold.probed,
+    };
+  }
+
   /** Admits from the head of the queue what fits; then waits for what the new head lacks. */
   protected pump(): void {
     if (this.shut) return;
@@ -260,6 +361,7 @@ export abstract class QueuedAdmission implements Admission {
   /** Dequeues `waiter` and resolves it with its reservation. */
   protected admit(waiter: Waiter, now: number, marks?: readonly number[], lease?: string): void {
     this.dequeue(waiter, true);
+    if (this.holds.probing) this.probedThrough(now);
     this.opened(waiter.estimate, now);
     const { lane } = waiter;
     const priority = this.priorities[lane.band.rank]!;

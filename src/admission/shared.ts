@@ -136,9 +136,18 @@ export class SharedAdmission extends QueuedAdmission {
   }
 
   /** No admission anywhere before `until`: in this process, and (with a positive cost) in every other. */
-  override pauseAll(until: number): void {
+  protected override pauseAll(until: number): void {
     super.pauseAll(until);
     this.link.pauseAll(until - this.clock.now());
+  }
+
+  protected pauseDimension(name: string, until: number): void {
+    this.link.pause(name, until);
+  }
+
+  /** Ends the pauses of `names` (`undefined`: every one) in the store: for every process. */
+  protected unpause(names: readonly string[] | undefined): void {
+    this.link.unpause(names);
   }
 
   /** Stops booking and renewing; resolves once every settle, release and sync already made is written. */
@@ -181,7 +190,8 @@ export class SharedAdmission extends QueuedAdmission {
     // A class with headroom books alone: its take is checked against the levels the store answers.
     // A batch takes no more of any bucket than its share (the head always goes); the store keeps processes that
     // want more within a batch of each other (see SharedStore.book), in the order Redis runs their calls.
-    const alone = head.reserve > 0;
+    // Through a probed pause, one call at a time: its admission puts the next stretch in force.
+    const alone = head.reserve > 0 || this.holds.probing;
     const room = this.link.batchShares();
     const costs: number[][] = [];
     // A busy process's whole queue per round trip, in a script that stays short.

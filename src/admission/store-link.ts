@@ -281,6 +281,13 @@ export class StoreLink {
     this.write(this.store.pause(this.layout, undefined, ms));
   }
 
+  /** Ends the pauses of `names` (`undefined`: of every dimension), in every process. */
+  unpause(names: readonly string[] | undefined): void {
+    const indices = names?.map((name) => this.indexOf(name)).filter((i) => i >= 0);
+    if (indices?.length === 0 || !this.store.unpause) return;
+    this.write(this.store.unpause(this.layout, indices));
+  }
+
   /** The levels as of the last round trip, with the credit this process holds on top (it may admit that too). */
   snapshot(): Record<string, DimensionSnapshot> {
     const view: Record<string, DimensionSnapshot> = {};

@@ -310,6 +310,12 @@ export class LocalBuckets {
     if (bucket && until > bucket.pausedUntil) bucket.pausedUntil = until;
   }
 
+  /** Ends the pauses of `names` (`undefined`: of every dimension). */
+  unpause(names: readonly string[] | undefined): void {
+    for (const bucket of this.buckets)
+      if (names === undefined || names.includes(bucket.dimension.name)) bucket.pausedUntil = 0;
+  }
+
   /** Frees one concurrency slot (with a shared store, the reservation's lease). */
   releaseSlot(): void {
     if (this.inUse > 0) this.inUse--;

@@ -67,6 +67,8 @@ export interface CallHost {
   parse(headers: HeaderInput, options: SyncOptions | undefined): RateLimitView;
   /** Applies read headers that the request of `origin` carried. */
   apply(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): void;
+  /** `run`'s `fn` for the request of `origin` resolved: the call succeeded, which ends probed pauses set before it. */
+  succeeded(origin: SyncOrigin): void;
   /**
    * Admits a retry at the head of its priority class (`rank`) and tenant's
    * queue, not before monotonic time `notBefore`.

@@ -88,6 +88,7 @@ function finish<T>(reservation: AdmittedCall, outcome: RunResult<T>): T {
     return settle(reservation, outcome);
   } finally {
     reservation.flushSyncs();
+    reservation.host.succeeded(reservation);
     reservation.release();
   }
 }

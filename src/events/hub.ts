@@ -13,6 +13,8 @@ const NAMES: readonly LimiterEventName[] = [
   "synced",
   "rateLimited",
   "drift",
+  "paused",
+  "resumed",
 ];
 
 /** Throws TypeError unless `name` is a limiter event and `listener` a function. */
@@ -36,6 +38,8 @@ export class EventHub {
     synced: undefined,
     rateLimited: undefined,
     drift: undefined,
+    paused: undefined,
+    resumed: undefined,
   };
 
   constructor(private readonly warn: (warning: Error) => void) {}

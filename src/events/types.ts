@@ -109,6 +109,35 @@ export interface DriftEvent {
   readonly margin: number;
 }
 
+/**
+ * What a 429 paused, and until when (`limiter.on("paused", ...)`, `snapshot().pauses`). A pause longer than
+ * a minute is probed: it holds a minute at a time, the first call admitted after that goes through it (drawn
+ * on the buckets as any call) and starts the next minute, and a later call that succeeds with room on what
+ * it paused ends it. A per-day quota's pause (see `FailureClass.perDay`) and one of a minute or less hold
+ * until their time. `limiter.resume()` and `setLimits` end every pause.
+ */
+export interface PauseState {
+  /** The dimensions it pauses: those the 429 named, else every one. */
+  readonly dimensions: readonly string[];
+  /** Whether it pauses everything (the 429 named no budget): no call at all is admitted while it holds. */
+  readonly all: boolean;
+  /** Epoch ms at which its retry hint (at most a month) ends: it holds no longer. */
+  readonly until: number;
+  /** Epoch ms at which the stretch in force ends: the next probe may go then (`until` when not probed). */
+  readonly heldUntil: number;
+  /** Whether a later call that succeeds with room ends it. */
+  readonly probed: boolean;
+}
+
+/** What ended a pause early: a later call that succeeded with room, `limiter.resume()`, or `setLimits`. */
+export type PauseEnd = "response" | "resume" | "setLimits";
+
+/** A pause ended before its time (`limiter.on("resumed", ...)`); one that runs its time out ends silently. */
+export interface ResumedEvent extends PauseState {
+  /** What ended it. */
+  readonly reason: PauseEnd;
+}
+
 /** Every event a limiter emits, by name, with its payload. */
 export interface LimiterEvents {
   /** A request started waiting. */
@@ -125,6 +154,10 @@ export interface LimiterEvents {
   rateLimited: RateLimitedEvent;
   /** Headers strayed from the own count by more than `driftMargin`. */
   drift: DriftEvent;
+  /** A 429 paused admission (see {@link PauseState}). */
+  paused: PauseState;
+  /** A pause ended before its time. */
+  resumed: ResumedEvent;
 }
 
 /** The name of a limiter event. */

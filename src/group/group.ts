@@ -181,6 +181,14 @@ export class LimiterGroup {
     return { members, shared };
   }
 
+  /**
+   * Ends every pause a 429 set, on every member (`Limiter.resume`): the shared dimensions' too, and with a
+   * store, for every process on the keys.
+   */
+  resume(): void {
+    for (const [, member] of this.members()) member.limiter.resume();
+  }
+
   /** Resolves when no member has anything queued or in flight. */
   async onIdle(): Promise<void> {
     // A call may start on one member while another is awaited: look again until all were idle together.

@@ -23,3 +23,8 @@ export const MAX_VALUE_LENGTH = 256;
 export const MAX_COUNT = 1e15;
 /** A reset or retry delay further away than this is absurd: no provider meters beyond a year. */
 export const MAX_DURATION_MS = 366 * DAY;
+/**
+ * The longest wait a retry hint is taken to ask for: a month (a monthly quota resets within 31 days). A longer
+ * hint waits this long; a pause that long still ends at the first later response that shows room.
+ */
+export const MAX_RETRY_MS = 31 * DAY;

@@ -1,7 +1,8 @@
-import { MAX_DURATION_MS, SECOND } from "./bounds.js";
+import { SECOND } from "./bounds.js";
 import { parseGoDuration } from "./durations.js";
 import { parseDecimal, scanDecimal } from "./numbers.js";
 import { parseRateLimitHeaders } from "./parse.js";
+import { boundRetryMs } from "./reset.js";
 import type { HeaderInput, ParseOptions, RateLimitView } from "./types.js";
 
 /**
@@ -21,8 +22,16 @@ export interface FailureClass {
   kind: FailureKind;
   /** Which budget a rate limit hit, when the failure says. */
   dimension?: "requests" | "tokens";
-  /** How long to wait before retrying, in ms, from the first hint found. */
+  /**
+   * How long to wait before retrying, in ms, at most a month: the longest of the hints the failure carries
+   * (headers, message, body fields), else the reset of the budgets its headers show spent.
+   */
   retryAfterMs?: number;
+  /**
+   * The failure names a per-day quota (OpenRouter's `free-models-per-day`, OpenAI's and Groq's "requests per
+   * day (RPD)" / "tokens per day (TPD)"): its pause waits for its hint even when a later call succeeds.
+   */
+  perDay?: true;
   /** The server's explicit retry decision (`x-should-retry`). */
   shouldRetry?: boolean;
 }
@@ -60,9 +69,20 @@ function text(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
+/** A hint that is a number of ms, bounded to a month (see {@link boundRetryMs}); a negative one is no hint. */
 function finiteMs(ms: number | undefined): number | undefined {
-  return ms !== undefined && Number.isFinite(ms) && ms >= 0 && ms <= MAX_DURATION_MS ? ms : undefined;
+  return ms === undefined || !(ms >= 0) ? undefined : boundRetryMs(ms);
 }
+
+/** The longest of the hints given. */
+function longest(...hints: (number | undefined)[]): number | undefined {
+  let ms: number | undefined;
+  for (const hint of hints) if (hint !== undefined && hint > (ms ?? -1)) ms = hint;
+  return ms;
+}
+
+/** "per-day", "per day", Gemini's quota ids (`GenerateRequestsPerDayPerProjectPerModel-FreeTier`). */
+const PER_DAY = /per[- ]?day/i;
 
 /** The body as an object: parsed from text when it is JSON, the first element of an array (Gemini). */
 function bodyObject(body: unknown): { root?: Json; message?: string } {
@@ -217,10 +237,12 @@ function kindOf(status: number | undefined, codes: readonly string[], grpcStatus
  *
  * Billing codes come first (OpenAI's `insufficient_quota` and `billing_*`, Anthropic's
  * `billing_error` and `*_spend_limit_reached`, any 402), then 529 / `overloaded_error`, then
- * 429, then other 5xx. `retryAfterMs` is the first of: `retry-after-ms` / `retry-after`
- * (and IETF `t`) in the headers; "try again in ..." in the message; OpenRouter's
- * `error.metadata.retry_after_seconds`, then `error.metadata.headers`; Gemini's
- * `RetryInfo.retryDelay`; the reset of the budgets the headers show exhausted.
+ * 429, then other 5xx. `retryAfterMs` is the longest of: `retry-after-ms` / `retry-after`
+ * (else IETF `t`) in the headers; "try again in ..." in the message; OpenRouter's
+ * `error.metadata.retry_after_seconds` and `error.metadata.headers`; Gemini's
+ * `RetryInfo.retryDelay`; failing all of them, the reset of the budgets the headers show
+ * exhausted. Every hint is at most a month. `perDay` is set when the message names a
+ * per-day quota.
  *
  * @param failure the call's {@link FailureParts}, or the error its SDK threw.
  * @param options passed to {@link parseRateLimitHeaders} for the response's headers.
@@ -257,15 +279,19 @@ export function classifyFailure(failure: unknown, options: ParseOptions = {}): F
       dimensionOfView(view) ??
       (metaView === undefined ? undefined : dimensionOfView(metaView));
     if (dimension !== undefined) result.dimension = dimension;
+    if (PER_DAY.test(message)) result.perDay = true;
   }
+  // Hints that disagree: the longer one is the one that does not draw another 429.
   const retryAfterMs =
-    view.retryAfterMs ??
-    delayInMessage(message) ??
-    secondsToMs(metadata?.retry_after_seconds) ??
-    metaView?.retryAfterMs ??
-    (metaView === undefined ? undefined : exhaustedResetMs(metaView)) ??
-    finiteMs(geminiRetryDelay(details)) ??
-    exhaustedResetMs(view);
+    longest(
+      view.retryAfterMs,
+      delayInMessage(message),
+      secondsToMs(metadata?.retry_after_seconds),
+      metaView?.retryAfterMs,
+      finiteMs(geminiRetryDelay(details)),
+    ) ??
+    (metaView === undefined ? undefined : finiteMs(exhaustedResetMs(metaView))) ??
+    finiteMs(exhaustedResetMs(view));
   if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
   const shouldRetry = view.shouldRetry ?? metaView?.shouldRetry;
   if (shouldRetry !== undefined) result.shouldRetry = shouldRetry;

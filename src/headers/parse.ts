@@ -2,7 +2,7 @@ import { SECOND } from "./bounds.js";
 import { DIALECTS, detectProvider } from "./dialects/index.js";
 import { normalizeHeaders } from "./normalize.js";
 import { checkProvider } from "./providers.js";
-import { parseRetryAfter, type TimeContext } from "./reset.js";
+import { boundRetryMs, parseRetryAfter, type TimeContext } from "./reset.js";
 import { parseHttpDate } from "./timestamps.js";
 import type { HeaderInput, ParseOptions, RateLimitView } from "./types.js";
 
@@ -43,7 +43,8 @@ export function parseRateLimitHeaders(
   const read = DIALECTS[provider](map, ctx);
   const view: RateLimitView = { provider, dimensions: read.dimensions };
   // IETF: Retry-After takes precedence over what RateLimit's `t` implies.
-  const retryAfterMs = parseRetryAfter(map, ctx) ?? read.retryAfterMs;
+  const retryAfterMs =
+    parseRetryAfter(map, ctx) ?? (read.retryAfterMs === undefined ? undefined : boundRetryMs(read.retryAfterMs));
   if (retryAfterMs !== undefined) view.retryAfterMs = retryAfterMs;
   const shouldRetry = shouldRetryOf(map.get("x-should-retry"));
   if (shouldRetry !== undefined) view.shouldRetry = shouldRetry;

@@ -1,4 +1,4 @@
-import { MAX_DURATION_MS, SECOND } from "./bounds.js";
+import { MAX_DURATION_MS, MAX_RETRY_MS, SECOND } from "./bounds.js";
 import { parseGoDuration, type Span } from "./durations.js";
 import type { HeaderMap } from "./normalize.js";
 import { parseDecimal } from "./numbers.js";
@@ -48,16 +48,24 @@ export function parseReset(raw: string | undefined, ctx: TimeContext): Span | un
 }
 
 /**
- * The server's retry delay in ms, read as the official SDKs read it: `retry-after-ms`
- * (float ms) first, then `retry-after` as seconds or as an HTTP date.
+ * The server's retry delay in ms, at most {@link MAX_RETRY_MS}: the longer of `retry-after-ms` (float ms) and
+ * `retry-after` (seconds, or an HTTP date). The official SDKs read `retry-after-ms` first and `retry-after`
+ * only when that is missing, unreadable or 0 (`retryRequest` in openai-node's and @anthropic-ai/sdk's
+ * `client.ts`); hints that disagree (Azure AI Foundry sends `Retry-After: 1` with `Retry-After-Ms: 0`) are
+ * waited out here for the longer, the one that does not draw another 429.
  */
 export function parseRetryAfter(headers: HeaderMap, ctx: TimeContext): number | undefined {
-  const ms = parseDecimal(headers.get("retry-after-ms") ?? "");
-  if (ms !== undefined && ms.value <= MAX_DURATION_MS) return ms.value;
+  const ms = parseDecimal(headers.get("retry-after-ms") ?? "")?.value;
   const raw = headers.get("retry-after");
-  if (raw === undefined) return undefined;
-  const seconds = parseDecimal(raw);
-  if (seconds !== undefined) return seconds.value * SECOND <= MAX_DURATION_MS ? seconds.value * SECOND : undefined;
-  const date = parseHttpDate(raw);
-  return date === undefined ? undefined : until(date, 0, ctx)?.ms;
+  const seconds = raw === undefined ? undefined : parseDecimal(raw);
+  const date = raw === undefined || seconds !== undefined ? undefined : parseHttpDate(raw);
+  const after = seconds !== undefined ? seconds.value * SECOND : date === undefined ? undefined : date - ctx.nowMs;
+  const longest = Math.max(ms ?? -Infinity, after ?? -Infinity);
+  // A date already past asks for no wait; a number is never negative (parseDecimal takes no sign).
+  return longest === -Infinity ? undefined : boundRetryMs(longest);
+}
+
+/** A retry delay within [0, {@link MAX_RETRY_MS}]; `undefined` for one that is not a number. */
+export function boundRetryMs(ms: number): number | undefined {
+  return Number.isNaN(ms) ? undefined : Math.min(MAX_RETRY_MS, Math.max(0, ms));
 }

@@ -46,7 +46,10 @@ export interface RateLimitView {
    * when unit and window have one, else `unit/window` (`requests/10s`, `tokens/30d`).
    */
   dimensions: Record<string, ReportedDimension>;
-  /** How long the server asked the client to wait, in ms (`retry-after-ms`, then `retry-after`). */
+  /**
+   * How long the server asked the client to wait, in ms: the longer of `retry-after-ms` and `retry-after`
+   * (else IETF `t`), at most a month.
+   */
   retryAfterMs?: number;
   /** The server's explicit retry decision (`x-should-retry`). */
   shouldRetry?: boolean;

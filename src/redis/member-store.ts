@@ -64,6 +64,10 @@ export class RedisMemberStore extends RedisStore {
     return super.pause(this.storedAs(layout).layout, indices, ms);
   }
 
+  override unpause(layout: SharedLayout, indices: readonly number[] | undefined): Promise<void> {
+    return super.unpause(this.storedAs(layout).layout, indices);
+  }
+
   private storedAs(layout: SharedLayout): Stored {
     let stored = this.stored.get(layout);
     if (stored === undefined) {

@@ -182,13 +182,23 @@ export class RedisStore implements SharedStore {
   }
 
   async pause(layout: SharedLayout, indices: readonly number[] | undefined, ms: number): Promise<void> {
-    const names = (indices ?? layout.dimensions.map((_, i) => i)).map((i) => {
-      const dimension = layout.dimensions[i];
-      if (dimension === undefined) throw new RangeError(`pause(): no dimension at index ${i}`);
-      return dimension.name;
-    });
+    const names = this.namesOf("pause", layout, indices);
     if (names.length === 0 || ms <= 0) return;
     await this.runner.run(scripts.pause, this.keys, [num("ms", Math.min(ms, LONGEST_PAUSE_MS)), ...names]);
+  }
+
+  async unpause(layout: SharedLayout, indices: readonly number[] | undefined): Promise<void> {
+    const names = this.namesOf("unpause", layout, indices);
+    if (names.length > 0) await this.runner.run(scripts.unpause, this.keys, names);
+  }
+
+  /** The names of the dimensions at `indices` (all when `undefined`). */
+  private namesOf(method: string, layout: SharedLayout, indices: readonly number[] | undefined): string[] {
+    return (indices ?? layout.dimensions.map((_, i) => i)).map((i) => {
+      const dimension = layout.dimensions[i];
+      if (dimension === undefined) throw new RangeError(`${method}(): no dimension at index ${i}`);
+      return dimension.name;
+    });
   }
 
   private layoutArgs(layout: SharedLayout): readonly string[] {

@@ -222,4 +222,10 @@ export interface SharedStore {
   resync(layout: SharedLayout, index: number, reading: SharedReading): Promise<void>;
   /** No admission with a positive cost on the given dimensions (all when `undefined`) for `ms` from now. */
   pause(layout: SharedLayout, indices: readonly number[] | undefined, ms: number): Promise<void>;
+  /**
+   * Ends the pauses of the given dimensions (all when `undefined`), for every process (`limiter.resume()`, and
+   * a later response that showed room). Without this method, a pause in the store runs its time out
+   * (at most a month, or a minute at a time for a probed one).
+   */
+  unpause?(layout: SharedLayout, indices: readonly number[] | undefined): Promise<void>;
 }

@@ -8,7 +8,7 @@ import { classifyFailure, type FailureClass } from "../headers/failures.js";
 import { parseRateLimitHeaders } from "../headers/parse.js";
 import type { HeaderInput, ParseOptions, ProviderName, RateLimitView } from "../headers/types.js";
 import { LearnedLimits } from "./learned-limits.js";
-import type { LevelSync } from "./level-sync.js";
+import type { LevelSync, PauseOrder } from "./level-sync.js";
 
 /** How one response is read: whose dialect, its status, its body (`SyncOptions`). */
 export interface ResponseReading {
@@ -75,9 +75,9 @@ export class HeaderSync {
   }
 
   /**
-   * Applies the levels `view` reports, then a rate-limit 429's pauses
-   * (billing 429s are not about rate and change nothing). Returns the
-   * monotonic time before which nothing may be admitted (0: no such pause).
+   * Applies the levels `view` reports, then a rate-limit 429's drain
+   * (billing 429s are not about rate and change nothing). Returns the pause
+   * the 429 asks for, which admission puts in force.
    */
   apply(
     view: RateLimitView,
@@ -85,9 +85,9 @@ export class HeaderSync {
     failure: FailureClass | undefined,
     meters: Meters,
     admissions: number,
-  ): number {
+  ): PauseOrder | undefined {
     this.levels.apply(view, meters.list, origin, this.clock.now(), this.events.drift && this.heard);
-    if (failure?.kind !== "rate") return 0;
+    if (failure?.kind !== "rate") return undefined;
     return this.levels.rateLimited(failure, meters.list, origin.seq, admissions, this.clock.now());
   }
 

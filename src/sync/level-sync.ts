@@ -25,19 +25,32 @@ export interface LevelSync {
   apply(view: RateLimitView, meters: readonly Meter[], origin: SyncOrigin, now: number, heard?: LevelHeard): void;
   /**
    * A rate-limit 429 of the request admitted `seq`th (`admissions` so far):
-   * pauses or drains what it names. Returns the monotonic time before which
-   * nothing at all may be admitted (0: no such pause).
+   * drains what it names, or returns the pause it asks for.
    */
-  rateLimited(failure: FailureClass, meters: readonly Meter[], seq: number, admissions: number, now: number): number;
+  rateLimited(
+    failure: FailureClass,
+    meters: readonly Meter[],
+    seq: number,
+    admissions: number,
+    now: number,
+  ): PauseOrder | undefined;
 }
 
 /** A dimension's level as the limiter counted it (`local`) and as a response reports it, brought to now. */
 export type LevelHeard = (meter: Meter, local: number, reported: number) => void;
 
-/** What a 429 pauses and drains. */
+/** A pause a 429 asks for: admission puts it in force (see `QueuedAdmission.hold`). */
+export interface PauseOrder {
+  /** The dimensions it names; `undefined`: every one. */
+  readonly names: readonly string[] | undefined;
+  /** For how long, in ms: the retry hint (at most a month). */
+  readonly ms: number;
+  /** It names a per-day quota (`FailureClass.perDay`). */
+  readonly perDay: boolean;
+}
+
+/** What a 429 drains. */
 export interface HoldTarget {
-  /** No admission with a positive cost on `name` before monotonic time `until`. */
-  pause(name: string, until: number): void;
   /** Lowers dimension `name` to at most `level`; never raises it. */
   lower(name: string, level: number): void;
   /** The current level of every dimension. */
@@ -61,27 +74,23 @@ export function namedBy(failure: FailureClass, meters: readonly Meter[]): Meter[
 }
 
 /**
- * Holds admission back after a 429: for the provider's hint on the dimensions
- * the body names (else everywhere: the returned monotonic time, 0 for none);
- * with no hint, drains the binding bucket rather than guess a pause.
+ * Holds admission back after a 429: returns the pause the provider's hint asks for, on the dimensions the
+ * body names (else on all); with no hint, drains the binding bucket rather than guess a pause.
  */
 export function holdBack(
   failure: FailureClass,
   named: readonly Meter[],
   meters: readonly Meter[],
   target: HoldTarget,
-  now: number,
-): number {
+): PauseOrder | undefined {
   if (failure.retryAfterMs !== undefined) {
-    const until = now + failure.retryAfterMs;
-    if (named.length === 0) return until;
-    for (const meter of named) target.pause(meter.name, until);
-    return 0;
+    const names = named.length === 0 ? undefined : named.map((m) => m.name);
+    return { names, ms: failure.retryAfterMs, perDay: failure.perDay === true };
   }
   const levels = target.snapshot();
   const fullness = (m: Meter): number => (levels[m.name]?.available ?? 0) / m.dimension.capacity;
   const binding =
     named.length > 0 ? named : meters.length > 0 ? [meters.reduce((a, b) => (fullness(b) < fullness(a) ? b : a))] : [];
   for (const meter of binding) target.lower(meter.name, 0);
-  return 0;
+  return undefined;
 }

@@ -3,7 +3,15 @@ import type { SyncOrigin } from "../core/origin.js";
 import type { FailureClass } from "../headers/failures.js";
 import type { RateLimitView } from "../headers/types.js";
 import { readWindow, windowFromRetryHint } from "./fixed-windows.js";
-import { broughtForward, holdBack, namedBy, type HoldTarget, type LevelHeard, type LevelSync } from "./level-sync.js";
+import {
+  broughtForward,
+  holdBack,
+  namedBy,
+  type HoldTarget,
+  type LevelHeard,
+  type LevelSync,
+  type PauseOrder,
+} from "./level-sync.js";
 import { createSyncState, type SyncState } from "./state.js";
 
 /** The buckets in this process, as header sync moves them (`LocalBuckets`). */
@@ -85,12 +93,18 @@ export class LocalLevels implements LevelSync {
     for (const meter of meters) this.applyOne(view, meter, this.stateOf(meter), origin, now, heard);
   }
 
-  rateLimited(failure: FailureClass, meters: readonly Meter[], seq: number, admissions: number, now: number): number {
+  rateLimited(
+    failure: FailureClass,
+    meters: readonly Meter[],
+    seq: number,
+    admissions: number,
+    now: number,
+  ): PauseOrder | undefined {
     const named = namedBy(failure, meters);
     for (const meter of named.length > 0 ? named : meters) this.yieldShare(meter, seq, admissions);
-    const pauseAllUntil = holdBack(failure, named, meters, this.target, now);
+    const pause = holdBack(failure, named, meters, this.target);
     if (failure.retryAfterMs !== undefined) this.alignToRetryHint(named, failure.retryAfterMs, now);
-    return pauseAllUntil;
+    return pause;
   }
 
   private stateOf(meter: Meter): SyncState {

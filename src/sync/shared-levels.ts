@@ -2,7 +2,7 @@ import type { Meter } from "../core/meter.js";
 import type { SyncOrigin } from "../core/origin.js";
 import type { FailureClass } from "../headers/failures.js";
 import type { RateLimitView } from "../headers/types.js";
-import { broughtForward, holdBack, namedBy, type HoldTarget, type LevelSync } from "./level-sync.js";
+import { broughtForward, holdBack, namedBy, type HoldTarget, type LevelSync, type PauseOrder } from "./level-sync.js";
 
 /** A store shared by every replica, as header sync moves it (`SharedAdmission`, which writes through). */
 export interface SharedLevelTarget extends HoldTarget {
@@ -45,7 +45,7 @@ export class SharedLevels implements LevelSync {
     }
   }
 
-  rateLimited(failure: FailureClass, meters: readonly Meter[], _seq: number, _admissions: number, now: number): number {
-    return holdBack(failure, namedBy(failure, meters), meters, this.target, now);
+  rateLimited(failure: FailureClass, meters: readonly Meter[]): PauseOrder | undefined {
+    return holdBack(failure, namedBy(failure, meters), meters, this.target);
   }
 }

@@ -53,7 +53,9 @@ describe("retryAfterMs and shouldRetry", () => {
     [{ "retry-after-ms": "1500.5" }, 1500.5],
     [{ "retry-after": "20" }, 20_000],
     [{ "retry-after": "1.5" }, 1_500],
-    [{ "retry-after-ms": "250", "retry-after": "20" }, 250],
+    // The longer of the two (the SDKs would read retry-after-ms alone).
+    [{ "retry-after-ms": "250", "retry-after": "20" }, 20_000],
+    [{ "Retry-After": "1", "Retry-After-Ms": "0" }, 1_000],
     [{ "retry-after-ms": "soon", "retry-after": "20" }, 20_000],
     [{ "retry-after": "Mon, 24 Feb 2025 22:25:32 GMT", date: DATE }, 30_000],
     [{ "retry-after": "Mon, 24 Feb 2025 22:25:32 GMT" }, 30_000],
@@ -67,9 +69,19 @@ describe("retryAfterMs and shouldRetry", () => {
     { "retry-after": "soon" },
     { "retry-after": "1e3" },
     { "retry-after-ms": "Infinity" },
-    { "retry-after": "99999999999" },
+    { "retry-after-ms": "-5" },
+    { "retry-after-ms": "NaN" },
   ])("drops %j", (headers) => {
     expect(parseRateLimitHeaders(headers).retryAfterMs).toBeUndefined();
+  });
+
+  it.each([
+    { "retry-after": "99999999999" },
+    { "retry-after": String(366 * 86_400) },
+    { "retry-after-ms": "9".repeat(200) },
+    { "retry-after": "Fri, 01 Jan 2100 00:00:00 GMT" },
+  ])("bounds %j at a month", (headers) => {
+    expect(parseRateLimitHeaders(headers, { wallNow: SERVER_NOW }).retryAfterMs).toBe(31 * 86_400_000);
   });
 
   it("IETF: an exhausted policy's t is the hint, but Retry-After takes precedence", () => {

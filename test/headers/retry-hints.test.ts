@@ -139,13 +139,54 @@ describe("classifyFailure: retry hints", () => {
     );
   });
 
-  it("prefers retry-after-ms, then retry-after, then the message", () => {
+  it("takes the longest of retry-after-ms, retry-after and the message", () => {
     const body = openAiTokens;
     expect(
       classifyFailure({ status: 429, headers: { "retry-after-ms": "1500", "retry-after": "20" }, body }).retryAfterMs,
-    ).toBe(1500);
+    ).toBe(20_000);
+    expect(classifyFailure({ status: 429, headers: { "retry-after-ms": "1500" }, body }).retryAfterMs).toBe(2754);
     expect(classifyFailure({ status: 429, headers: { "retry-after": "20" }, body }).retryAfterMs).toBe(20_000);
     expect(classifyFailure({ status: 429, headers: {}, body }).retryAfterMs).toBe(2754);
+    // Azure AI Foundry: both headers, disagreeing.
+    const foundry = { "Retry-After": "1", "Retry-After-Ms": "0" };
+    expect(classifyFailure({ status: 429, headers: foundry }).retryAfterMs).toBe(1_000);
+  });
+
+  it("bounds every hint at a month", () => {
+    const month = 31 * 86_400_000;
+    expect(classifyFailure({ status: 429, headers: { "retry-after": String(366 * 86_400) } }).retryAfterMs).toBe(month);
+    const message = { error: { message: "Please try again in 99999999999 seconds." } };
+    expect(classifyFailure({ status: 429, body: message }).retryAfterMs).toBe(month);
+    const openRouter = { error: { code: 429, metadata: { retry_after_seconds: 1e300 } } };
+    expect(classifyFailure({ status: 429, body: openRouter }).retryAfterMs).toBe(month);
+    const negative = { error: { code: 429, metadata: { retry_after_seconds: -5 } } };
+    expect(classifyFailure({ status: 429, body: negative }).retryAfterMs).toBeUndefined();
+  });
+
+  it("marks a per-day quota the message names", () => {
+    const openRouter = {
+      error: {
+        code: 429,
+        message: "Rate limit exceeded: free-models-per-day. Add 10 credits to unlock 1000 free model requests per day",
+        metadata: {
+          headers: {
+            "X-RateLimit-Limit": "50",
+            "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset": String(NOW + 3_600_000),
+          },
+        },
+      },
+    };
+    expect(classifyFailure({ status: 429, body: openRouter }, { wallNow: NOW })).toEqual({
+      kind: "rate",
+      dimension: "requests",
+      retryAfterMs: 3_600_000,
+      perDay: true,
+    });
+    const openAi = { error: { type: "requests", message: "Rate limit reached for gpt-4o on requests per day (RPD)." } };
+    expect(classifyFailure({ status: 429, body: openAi }).perDay).toBe(true);
+    const perMinute = { error: { code: 429, message: "Rate limit exceeded: free-models-per-min." } };
+    expect(classifyFailure({ status: 429, body: perMinute }).perDay).toBeUndefined();
   });
 
   it("reads x-should-retry", () => {
@@ -238,7 +279,7 @@ describe("classifyFailure: SDK errors as thrown", () => {
     expect(classifyFailure(error)).toEqual({
       kind: "rate",
       dimension: "tokens",
-      retryAfterMs: 1500,
+      retryAfterMs: 2754, // the message's hint, longer than retry-after-ms
       shouldRetry: true,
     });
   });

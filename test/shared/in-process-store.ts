@@ -176,6 +176,15 @@ export class InProcessStore implements SharedStore {
     });
   }
 
+  async unpause(layout: SharedLayout, indices: readonly number[] | undefined): Promise<void> {
+    this.enter();
+    const now = this.now();
+    layout.dimensions.forEach((d, i) => {
+      if (indices && !indices.includes(i)) return;
+      this.refilled(layout, d.name, now).pausedUntil = 0;
+    });
+  }
+
   /** The level of `name` now, as the store sees it. */
   levelOf(layout: SharedLayout, name: string): number {
     return this.refilled(layout, name, this.now()).level;

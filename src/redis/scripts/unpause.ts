@@ -1,0 +1,15 @@
+import { CHECK } from "./lua.js";
+import type { Script } from "./script.js";
+
+/**
+ * Ends the pauses of the named dimensions (`limiter.resume()`, or a later response that showed room): their
+ * `:p` fields go, so every process books on them again. ARGV: dimension names.
+ */
+export const unpause: Script = {
+  source: `${CHECK}
+local fields = {}
+for i = 1, #ARGV do fields[i] = ARGV[i] .. ':p' end
+if #fields > 0 then redis.call('HDEL', KEYS[1], unpack(fields)) end
+`,
+  sha1: "5b588f474969dde6096b10d6521a36e862ccb580",
+};
