@@ -11,5 +11,5 @@ local fields = {}
 for i = 1, #ARGV do fields[i] = ARGV[i] .. ':p' end
 if #fields > 0 then redis.call('HDEL', KEYS[1], unpack(fields)) end
 `,
-  sha1: "5b588f474969dde6096b10d6521a36e862ccb580",
+  sha1: "8ec6bb52b0aaba8eaaf8a51243bdd04ccbcb328d",
 };
