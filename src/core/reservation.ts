@@ -6,6 +6,7 @@ import type { HeaderInput, RateLimitView } from "../headers/types.js";
 import type { Channels } from "../events/hub.js";
 import type { DimensionSettlement, SettledEvent } from "../events/types.js";
 import { CHARGED, RESERVED, USED, type Meter } from "./meter.js";
+import { usageCap } from "./usage-cap.js";
 import type { SyncOrigin } from "./origin.js";
 import type { SyncOptions } from "../options.js";
 import type { Estimate, Usage } from "./limits.js";
@@ -31,7 +32,9 @@ export interface Reservation {
    * Applies the rate-limit headers of this request's response (pass
    * `{ status: 429, body }` for a rejection). Knowing which request carried them
    * lets the limiter discount what it admitted since, and ignore stale ones.
-   * Returns the parsed view. Works after `release()` too.
+   * Returns the parsed view. Works after `release()` too. Input that throws when
+   * read (a getter, Proxy or iterator) changes nothing: a warning through
+   * `onWarning`, and an empty view.
    */
   sync(headers: HeaderInput, options?: SyncOptions): RateLimitView;
   /**
@@ -53,6 +56,13 @@ export interface Reservation {
   release(): void;
 }
 
+/** A response as sync read it: the headers' view, its status, and a 429's class. */
+export interface SyncReading {
+  readonly view: RateLimitView;
+  readonly status: number | undefined;
+  readonly failure: FailureClass | undefined;
+}
+
 /** What an admitted call needs from its limiter: its reservation's bookkeeping, and `run`'s retries. */
 export interface CallHost {
   /** Adds `amount` back to the meter's dimension (negative: charges more) for a charge made at `chargedAt`. */
@@ -63,10 +73,10 @@ export interface CallHost {
   refunded(): void;
   /** The reservation ended: free its slot (and its shared-store lease); `refundable` as it was admitted. */
   released(lease: string | undefined, refundable: boolean): void;
-  /** Reads response headers. */
-  parse(headers: HeaderInput, options: SyncOptions | undefined): RateLimitView;
-  /** Applies read headers that the request of `origin` carried. */
-  apply(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): void;
+  /** Reads a response's headers (and a 429's body); `undefined` for a hostile input, reported and ignored. */
+  read(headers: HeaderInput, options: SyncOptions | undefined): SyncReading | undefined;
+  /** Applies a read response that the request of `origin` carried. */
+  apply(reading: SyncReading, origin: SyncOrigin): void;
   /**
    * Admits a retry at the head of its priority class (`rank`) and tenant's
    * queue, not before monotonic time `notBefore`.
@@ -81,6 +91,8 @@ export interface CallHost {
   ): Promise<AdmittedCall>;
   now(): number;
   warn(warning: Error): void;
+  /** The limiter's `maxUsage`: the most one call's settle charges on a dimension. */
+  readonly maxUsage: number;
   /** Reads a failure as the limiter reads headers (its wall clock, its provider's dialect). */
   classify(error: unknown): FailureClass;
   /** The limiter's events (a channel is `undefined` while nobody listens). */
@@ -173,23 +185,24 @@ export class AdmittedCall implements Reservation, SyncOrigin {
   }
 
   sync(headers: HeaderInput, options?: SyncOptions): RateLimitView {
-    const view = this.host.parse(headers, options);
+    const reading = this.host.read(headers, options);
+    // A hostile input was reported and changes nothing: not even that the call was answered.
+    if (reading === undefined) return { provider: "unknown", dimensions: {} };
     // A 429 must pause admission now; other headers inside `run` wait for the settle (see `deferSyncs`).
-    if (this.deferring && options?.status !== 429)
-      (this.deferred ??= []).push(() => this.apply(view, headers, options));
-    else this.apply(view, headers, options);
-    return view;
+    if (this.deferring && reading.status !== 429) (this.deferred ??= []).push(() => this.apply(reading));
+    else this.apply(reading);
+    return reading.view;
   }
 
   /** Applies a response's headers; the first response also says this call's draws have reached the provider. */
-  private apply(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined): void {
+  private apply(reading: SyncReading): void {
     if (!this.answered) {
       this.answered = true;
       const { meters, books, admittedAtMs } = this;
       const n = meters.length;
       for (let i = 0; i < n; i++) this.host.arrived(meters[i]!, books[n + i]!, admittedAtMs);
     }
-    this.host.apply(view, headers, options, this);
+    this.host.apply(reading, this);
   }
 
   /**
@@ -278,6 +291,27 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     return { estimate, priority, tenant, usage, refunded, dimensions, heldMs };
   }
 
+  /**
+   * What `used` charges on `meter`: whole units (a fraction rounded up), at most its {@link usageCap}; a
+   * capped usage is reported through `onWarning`.
+   */
+  private charge(meter: Meter, used: Usage): number {
+    const { unit, capacity } = meter.dimension;
+    // A request still counts one (costOf says so); only a refund gives it back.
+    const reported = costOf(unit, used);
+    const whole = Math.ceil(reported);
+    const cap = usageCap(costOf(unit, this.estimate), capacity, this.host.maxUsage);
+    if (whole <= cap) return whole;
+    this.host.warn(
+      new RangeError(
+        `settle(): a usage of ${reported} on "${meter.name}" is beyond what the call can have used ` +
+          `(estimate ${costOf(unit, this.estimate)}, capacity ${capacity}, maxUsage ${this.host.maxUsage}); ` +
+          `charging ${cap}`,
+      ),
+    );
+    return cap;
+  }
+
   /** Moves every charge to what `used` costs (requests stay 1), or to 0 when `used` is undefined (a refund). */
   private recharge(used: Usage | undefined): void {
     const { meters, books } = this;
@@ -285,9 +319,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     let refunded = false;
     for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
-      const unit = meter.dimension.unit;
-      // A request still counts one (costOf says so); only a refund gives it back.
-      const next = used === undefined ? 0 : costOf(unit, used);
+      const next = used === undefined ? 0 : this.charge(meter, used);
       const delta = books[n + i]! - next;
       if (delta === 0) continue;
       this.host.give(meter, delta, this.admittedAtMs);
