@@ -4,6 +4,7 @@ import { buildBudget, mergeLimits, type Budget } from "./core/budget.js";
 import { wholeUnits } from "./core/bucket.js";
 import type { Clock } from "./core/clock.js";
 import { LimiterClosedError, LimiterError } from "./core/errors.js";
+import { copyEstimate } from "./core/amounts.js";
 import { Ledger } from "./core/ledger.js";
 import type { Estimate, LimitChanges, Limits } from "./core/limits.js";
 import { Meters } from "./core/meters.js";
@@ -95,8 +96,16 @@ export class Limiter {
     },
     read: (headers, options) => this.read(headers, options),
     apply: (reading, origin) => this.applyView(reading, origin),
-    readmit: (estimate, signal, notBefore, refundable, rank, tenant) =>
-      this.admission.readmit(estimate, signal, notBefore, refundable, rank, tenant),
+    readmit: (estimate, signal, notBefore, refundable, rank, tenant) => {
+      // An estimate admitted at once is the caller's object, which `fn` may have changed since.
+      let copy: Estimate;
+      try {
+        copy = this.queuedEstimate(estimate, rank);
+      } catch (problem) {
+        return Promise.reject(problem);
+      }
+      return this.admission.readmit(copy, signal, notBefore, refundable, rank, tenant);
+    },
     now: () => this.clock.now(),
     warn: (warning) => this.warn(warning),
     maxUsage: DEFAULT_MAX_USAGE,
@@ -351,6 +360,7 @@ export class Limiter {
     return this.admission.admitNow(estimate, options?.signal, refundable, rank, options?.tenant);
   }
 
+  /** Queues a request (validated already) on a copy of its estimate; throws where the copy is bad. */
   private enqueue(
     estimate: Estimate,
     options: AcquireOptions | undefined,
@@ -358,6 +368,19 @@ export class Limiter {
     rank: number,
   ): Promise<AdmittedCall> {
     const maxWaitMs = options?.maxWaitMs ?? this.maxWaitMs;
-    return this.admission.enqueue(estimate, options?.signal, maxWaitMs, refundable, rank, options?.tenant);
+    const copy = this.queuedEstimate(estimate, rank);
+    return this.admission.enqueue(copy, options?.signal, maxWaitMs, refundable, rank, options?.tenant);
+  }
+
+  /**
+   * What a waiter keeps of `estimate`: an object is read once into a copy of our own, checked again (its
+   * getters may answer otherwise now), so that a caller changing it while the request waits (to NaN, say)
+   * cannot stall the queue. Throws where the copy is bad.
+   */
+  private queuedEstimate(estimate: Estimate, rank: number): Estimate {
+    const copy = copyEstimate(estimate);
+    const problem = copy === estimate ? undefined : this.meters.problemWith(copy, this.classes.reserves[rank]!);
+    if (problem) throw problem;
+    return copy;
   }
 }

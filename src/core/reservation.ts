@@ -132,9 +132,10 @@ export class AdmittedCall implements Reservation, SyncOrigin {
   /** Whether a response to this call was synced (it reached the provider). */
   private answered = false;
   /**
-   * One array for two per-meter columns (one allocation per admission): at
+   * One array for three per-meter columns (one allocation per admission): at
    * `i`, the meter's `admitted` total right after this admission; at `n + i`,
-   * what is charged on it now.
+   * what is charged on it now; at `2n + i`, what the estimate cost at admission
+   * (read once: an estimate object mutated later changes nothing).
    */
   private readonly books: number[];
   /** Made on the first read of `signal`: nothing is allocated for calls that never read it. */
@@ -166,7 +167,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
   ) {
     // Plain loops on the hot path: no closure per admission.
     const n = meters.length;
-    const books = new Array<number>(2 * n);
+    const books = new Array<number>(3 * n);
     for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
       const cost = costOf(meter.dimension.unit, estimate);
@@ -175,6 +176,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
       meter.tally.add(admittedAtMs, CHARGED, cost);
       books[i] = storeMarks ? storeMarks[i]! : meter.admitted;
       books[n + i] = cost;
+      books[2 * n + i] = cost;
     }
     this.books = books;
   }
@@ -268,7 +270,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
       const meter = meters[i]!;
       const used = books[n + i]!;
       meter.held -= used;
-      meter.tally.add(admittedAtMs, RESERVED, costOf(meter.dimension.unit, this.estimate));
+      meter.tally.add(admittedAtMs, RESERVED, books[2 * n + i]!);
       meter.tally.add(admittedAtMs, USED, used);
     }
     this.host.events.settled?.emit(this.settlement());
@@ -283,7 +285,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
       const { unit } = meter.dimension;
-      dimensions[meter.name] = { unit, reserved: costOf(unit, estimate), used: books[n + i]! };
+      dimensions[meter.name] = { unit, reserved: books[2 * n + i]!, used: books[n + i]! };
     }
     const refunded = outcome === REFUNDED;
     const usage = refunded ? undefined : outcome;
@@ -292,21 +294,21 @@ export class AdmittedCall implements Reservation, SyncOrigin {
   }
 
   /**
-   * What `used` charges on `meter`: whole units (a fraction rounded up), at most its {@link usageCap}; a
-   * capped usage is reported through `onWarning`.
+   * What `used` charges on `meter` (at `i`): whole units (a fraction rounded up), at most its
+   * {@link usageCap}; a capped usage is reported through `onWarning`.
    */
-  private charge(meter: Meter, used: Usage): number {
+  private charge(i: number, meter: Meter, used: Usage): number {
     const { unit, capacity } = meter.dimension;
     // A request still counts one (costOf says so); only a refund gives it back.
     const reported = costOf(unit, used);
     const whole = Math.ceil(reported);
-    const cap = usageCap(costOf(unit, this.estimate), capacity, this.host.maxUsage);
+    const estimated = this.books[2 * this.meters.length + i]!;
+    const cap = usageCap(estimated, capacity, this.host.maxUsage);
     if (whole <= cap) return whole;
     this.host.warn(
       new RangeError(
         `settle(): a usage of ${reported} on "${meter.name}" is beyond what the call can have used ` +
-          `(estimate ${costOf(unit, this.estimate)}, capacity ${capacity}, maxUsage ${this.host.maxUsage}); ` +
-          `charging ${cap}`,
+          `(estimate ${estimated}, capacity ${capacity}, maxUsage ${this.host.maxUsage}); charging ${cap}`,
       ),
     );
     return cap;
@@ -319,7 +321,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     let refunded = false;
     for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
-      const next = used === undefined ? 0 : this.charge(meter, used);
+      const next = used === undefined ? 0 : this.charge(i, meter, used);
       const delta = books[n + i]! - next;
       if (delta === 0) continue;
       this.host.give(meter, delta, this.admittedAtMs);
