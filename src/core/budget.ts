@@ -69,12 +69,14 @@ export function buildBudget(limits: Limits): Budget {
   }
   if (limits.limits !== undefined) {
     for (const [name, spec] of Object.entries(plainObject("limits", limits.limits))) {
-      if (name in SHORTHANDS || name === "concurrency") {
+      if (Object.hasOwn(SHORTHANDS, name) || name === "concurrency") {
         throw new TypeError(`limits.${name}: "${name}" is a shorthand; set it as a top-level option`);
       }
       if (name === "queued" || name === "inFlight") {
         throw new TypeError(`limits.${name}: "${name}" is reserved for snapshot() counts`);
       }
+      // A record keyed by it would take it as the prototype: the dimension would vanish from snapshot().
+      if (name === "__proto__") throw new TypeError(`limits.__proto__: "__proto__" cannot name a dimension`);
       drafts.push(customDimension(name, spec));
     }
   }

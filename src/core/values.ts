@@ -41,3 +41,13 @@ export function plainObject(what: string, value: unknown): Record<string, unknow
   }
   return value as Record<string, unknown>;
 }
+
+/**
+ * Sets `record[key]` as an own, enumerable property, even for `"__proto__"`, which a plain
+ * assignment takes as the object's prototype (a group member of that name vanished from a snapshot).
+ */
+export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
+  if (key === "__proto__")
+    Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value;
+}
