@@ -35,6 +35,13 @@ export function positive(what: string, value: unknown): number {
   return value;
 }
 
+/** {@link positive}, and a RangeError above `max` (a bound that keeps the arithmetic on it finite and exact). */
+export function positiveAtMost(what: string, value: unknown, max: number): number {
+  const n = positive(what, value);
+  if (n > max) throw new RangeError(`${what} must be at most ${max}, got ${n}`);
+  return n;
+}
+
 export function plainObject(what: string, value: unknown): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new TypeError(`${what} must be an object, got ${shown(value)}`);

@@ -115,3 +115,26 @@ describe("arrivalDelayMs is bounded at construction", () => {
     expect(() => new Limiter({ rpm: 60, arrivalDelayMs: 60_000 })).not.toThrow();
   });
 });
+
+describe("budgets are bounded at construction", () => {
+  it.each([
+    [{ tpm: 1e300 }, "tpm must be at most 1000000000000000, got 1e+300"],
+    [{ tpm: 1_000, capacity: { tpm: 1e16 } }, "capacity.tpm must be at most 1000000000000000, got 10000000000000000"],
+    [
+      { limits: { slow: { unit: "tokens", limit: 10, windowMs: 1e300 } } },
+      "limits.slow.windowMs must be at most 31622400000, got 1e+300",
+    ],
+    [
+      { limits: { big: { unit: "tokens", limit: 1e16, windowMs: 1_000 } } },
+      "limits.big.limit must be at most 1000000000000000, got 10000000000000000",
+    ],
+  ] as const)("%o: a RangeError", (options, message) => {
+    expect(() => new Limiter(options)).toThrow(new RangeError(message));
+  });
+
+  it("a year's window and a limit of 1e15 are taken", () => {
+    expect(
+      () => new Limiter({ tpm: 1e15, limits: { yearly: { unit: "tokens", limit: 1e9, windowMs: 366 * 86_400_000 } } }),
+    ).not.toThrow();
+  });
+});
