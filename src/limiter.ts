@@ -317,7 +317,11 @@ export class Limiter {
     const rejected = this.events.channels.rejected;
     if (rejected && error instanceof LimiterError) {
       const priority = options?.priority ?? this.classes.names[this.classes.defaultRank]!;
-      rejected.emit(rejection(estimate, error, 0, priority, options?.tenant));
+      try {
+        rejected.emit(rejection(estimate, error, 0, priority, options?.tenant));
+      } catch {
+        // A listener threw and so did onWarning: still a rejection, never a throw out of run() or acquire().
+      }
     }
     return Promise.reject(error);
   }

@@ -104,6 +104,25 @@ describe("run() and acquire() never throw synchronously", () => {
   });
 });
 
+describe("run() and acquire() reject even when a listener and onWarning throw", () => {
+  it("a refusal heard by a throwing rejected listener, with a throwing onWarning", async () => {
+    const limiter = new Limiter({
+      tpm: 1_000,
+      onWarning: () => {
+        throw new Error("onWarning");
+      },
+    });
+    limiter.on("rejected", () => {
+      throw new Error("listener");
+    });
+    for (const call of [() => limiter.run(5_000, () => ({ value: 1 })), () => limiter.acquire(5_000)]) {
+      let promise: Promise<unknown> | undefined;
+      expect(() => (promise = call())).not.toThrow();
+      await expect(promise).rejects.toThrow(/can never be admitted/);
+    }
+  });
+});
+
 describe("arrivalDelayMs is bounded at construction", () => {
   it.each([1e308, 60_001, Infinity, -1, NaN])("%s: a RangeError naming the bound", (arrivalDelayMs) => {
     expect(() => new Limiter({ rpm: 60, arrivalDelayMs })).toThrow(
