@@ -11,7 +11,7 @@ import { Meters } from "./core/meters.js";
 import { checkTenant, type PriorityClasses } from "./core/priorities.js";
 import type { SyncOrigin } from "./core/origin.js";
 import { AdmittedCall, type CallHost, type Reservation, type SyncReading } from "./core/reservation.js";
-import { copyResponse, unreadable } from "./core/response-reading.js";
+import { copyResponse, unreadable, unreadView } from "./core/response-reading.js";
 import { retryPolicy } from "./core/retry.js";
 import { runAdmitted, type RunPlan } from "./core/run.js";
 import { DEFAULT_MAX_USAGE } from "./core/usage-cap.js";
@@ -221,7 +221,7 @@ export class Limiter {
   sync(headers: HeaderInput, options?: SyncOptions): RateLimitView {
     const reading = this.read(headers, options);
     // A hostile input was reported through onWarning and changes nothing.
-    if (reading === undefined) return { provider: "unknown", dimensions: {} };
+    if (reading === undefined) return unreadView();
     this.applyView(reading, this.headers.current(this.ledger.admissions));
     return reading.view;
   }

@@ -6,6 +6,7 @@ import type { HeaderInput, RateLimitView } from "../headers/types.js";
 import type { Channels } from "../events/hub.js";
 import type { DimensionSettlement, SettledEvent } from "../events/types.js";
 import { CHARGED, RESERVED, USED, type Meter } from "./meter.js";
+import { unreadView } from "./response-reading.js";
 import { usageCap } from "./usage-cap.js";
 import type { SyncOrigin } from "./origin.js";
 import type { SyncOptions } from "../options.js";
@@ -189,7 +190,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
   sync(headers: HeaderInput, options?: SyncOptions): RateLimitView {
     const reading = this.host.read(headers, options);
     // A hostile input was reported and changes nothing: not even that the call was answered.
-    if (reading === undefined) return { provider: "unknown", dimensions: {} };
+    if (reading === undefined) return unreadView();
     // A 429 must pause admission now; other headers inside `run` wait for the settle (see `deferSyncs`).
     if (this.deferring && reading.status !== 429) (this.deferred ??= []).push(() => this.apply(reading));
     else this.apply(reading);

@@ -1,6 +1,6 @@
 import type { FailureParts } from "../headers/failures.js";
 import { normalizeHeaders, type HeaderMap } from "../headers/normalize.js";
-import type { HeaderInput } from "../headers/types.js";
+import type { HeaderInput, RateLimitView } from "../headers/types.js";
 import type { SyncOptions } from "../options.js";
 
 /**
@@ -54,4 +54,9 @@ export function unreadable(what: string, error: unknown): TypeError {
   return new TypeError(`${what} could not be read (a getter, Proxy or iterator threw); it is ignored`, {
     cause: error,
   });
+}
+
+/** What sync returns for a response it could not read: nothing was applied. */
+export function unreadView(): RateLimitView {
+  return { provider: "unknown", dimensions: {} };
 }
