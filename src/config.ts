@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from "./core/clock.js";
 import { isLimitKey, LIMIT_KEYS } from "./core/budget.js";
+import { DEFAULT_MAX_USAGE } from "./core/usage-cap.js";
 import { resolvePriorities, type PriorityClasses } from "./core/priorities.js";
 import { notANumber, shown, unknownOption } from "./core/values.js";
 import { checkProvider } from "./headers/providers.js";
@@ -21,6 +22,7 @@ export interface ResolvedOptions {
   readonly store: SharedStore | undefined;
   readonly classes: PriorityClasses;
   readonly driftMargin: number;
+  readonly maxUsage: number;
 }
 
 const OTHER_KEYS: readonly string[] = [
@@ -36,11 +38,17 @@ const OTHER_KEYS: readonly string[] = [
   "defaultPriority",
   "headroom",
   "driftMargin",
+  "maxUsage",
 ];
 const OPTION_KEYS: readonly string[] = [...LIMIT_KEYS, ...OTHER_KEYS];
 
 /** Calls reach the provider within this long of admission unless told otherwise (connections, TLS, proxies). */
 export const DEFAULT_ARRIVAL_DELAY_MS = 500;
+/**
+ * The longest `arrivalDelayMs`: a call takes seconds to reach the provider, not minutes, and each draw holds
+ * its bucket's cap down for this long (a huge one would stop refill for good).
+ */
+export const MAX_ARRIVAL_DELAY_MS = 60_000;
 /** Headers further than this share of the limit from the own count are a `drift` event. */
 const DEFAULT_DRIFT_MARGIN = 0.1;
 
@@ -83,18 +91,24 @@ export function resolveOptions(options: LimiterOptions): ResolvedOptions {
     clock = systemClock,
     onWarning = emitWarning,
     driftMargin = DEFAULT_DRIFT_MARGIN,
+    maxUsage = DEFAULT_MAX_USAGE,
   } = options;
   if (typeof maxQueue !== "number") throw notANumber("maxQueue", maxQueue);
   if (Number.isNaN(maxQueue) || maxQueue < 0 || (maxQueue !== Infinity && !Number.isInteger(maxQueue))) {
     throw new RangeError(`maxQueue must be an integer >= 0 or Infinity, got ${String(maxQueue)}`);
   }
   if (typeof arrivalDelayMs !== "number") throw notANumber("arrivalDelayMs", arrivalDelayMs);
-  if (!(arrivalDelayMs >= 0 && arrivalDelayMs < Infinity))
-    throw new RangeError(`arrivalDelayMs must be a finite number >= 0, got ${arrivalDelayMs}`);
+  if (!(arrivalDelayMs >= 0 && arrivalDelayMs <= MAX_ARRIVAL_DELAY_MS))
+    throw new RangeError(
+      `arrivalDelayMs must be a number in [0, ${MAX_ARRIVAL_DELAY_MS}] (a minute), got ${arrivalDelayMs}`,
+    );
   checkMaxWaitMs(maxWaitMs);
   if (typeof driftMargin !== "number") throw notANumber("driftMargin", driftMargin);
   if (!(driftMargin >= 0 && driftMargin < Infinity))
     throw new RangeError(`driftMargin must be a finite number >= 0, got ${driftMargin}`);
+  if (typeof maxUsage !== "number") throw notANumber("maxUsage", maxUsage);
+  if (!(maxUsage >= 1))
+    throw new RangeError(`maxUsage must be a number >= 1 (Infinity for no ceiling), got ${maxUsage}`);
   if (typeof clock?.now !== "function" || typeof clock.wallNow !== "function") {
     throw new TypeError("clock must have now() and wallNow() methods");
   }
@@ -116,5 +130,6 @@ export function resolveOptions(options: LimiterOptions): ResolvedOptions {
     store,
     classes: resolvePriorities(options.priorities, options.defaultPriority, options.headroom),
     driftMargin,
+    maxUsage,
   };
 }

@@ -4,14 +4,17 @@ import { buildBudget, mergeLimits, type Budget } from "./core/budget.js";
 import { wholeUnits } from "./core/bucket.js";
 import type { Clock } from "./core/clock.js";
 import { LimiterClosedError, LimiterError } from "./core/errors.js";
+import { copyEstimate } from "./core/amounts.js";
 import { Ledger } from "./core/ledger.js";
 import type { Estimate, LimitChanges, Limits } from "./core/limits.js";
 import { Meters } from "./core/meters.js";
 import { checkTenant, type PriorityClasses } from "./core/priorities.js";
 import type { SyncOrigin } from "./core/origin.js";
-import type { AdmittedCall, CallHost, Reservation } from "./core/reservation.js";
+import { AdmittedCall, type CallHost, type Reservation, type SyncReading } from "./core/reservation.js";
+import { copyResponse, unreadable, unreadView } from "./core/response-reading.js";
 import { retryPolicy } from "./core/retry.js";
 import { runAdmitted, type RunPlan } from "./core/run.js";
+import { DEFAULT_MAX_USAGE } from "./core/usage-cap.js";
 import type { DimensionSnapshot } from "./buckets/types.js";
 import { limitedFetch, type FetchOptions } from "./fetch/index.js";
 import { EventHub } from "./events/hub.js";
@@ -88,7 +91,7 @@ export class Limiter {
   private readonly admission: Admission;
   private readonly headers: HeaderSync;
   private readonly events = new EventHub((warning) => this.warn(warning));
-  private readonly host: CallHost = {
+  private readonly host: CallHost & { maxUsage: number } = {
     // Only into the dimension the reservation was charged on, not one re-added under its name.
     give: (meter, amount, chargedAt) => {
       if (!meter.retired) this.admission.give(meter.name, amount, chargedAt);
@@ -101,13 +104,22 @@ export class Limiter {
       this.ledger.closed(refundable);
       this.admission.released(lease);
     },
-    parse: (headers, options) => this.headers.parse(headers, options),
-    apply: (view, headers, options, origin) => this.applyView(view, headers, options, origin),
+    read: (headers, options) => this.read(headers, options),
+    apply: (reading, origin) => this.applyView(reading, origin),
     succeeded: (origin) => this.admission.succeeded(origin.seq, false, NOTHING_REPORTED),
-    readmit: (estimate, signal, notBefore, refundable, rank, tenant) =>
-      this.admission.readmit(estimate, signal, notBefore, refundable, rank, tenant),
+    readmit: (estimate, signal, notBefore, refundable, rank, tenant) => {
+      // An estimate admitted at once is the caller's object, which `fn` may have changed since.
+      let copy: Estimate;
+      try {
+        copy = this.queuedEstimate(estimate, rank);
+      } catch (problem) {
+        return Promise.reject(problem);
+      }
+      return this.admission.readmit(copy, signal, notBefore, refundable, rank, tenant);
+    },
     now: () => this.clock.now(),
     warn: (warning) => this.warn(warning),
+    maxUsage: DEFAULT_MAX_USAGE,
     classify: (error) => this.headers.classify(error),
     events: this.events.channels,
   };
@@ -121,6 +133,7 @@ export class Limiter {
     const rank = this.classes.defaultRank;
     this.plainRun = { refundOnError: false, retry: undefined, signal: undefined, rank, tenant: undefined };
     this.warn = resolved.onWarning;
+    this.host.maxUsage = resolved.maxUsage;
     this.limits = resolved.limits;
     this.ledger = new Ledger(this.host, this.meters);
     const { channels } = this.events;
@@ -150,8 +163,8 @@ export class Limiter {
     fn: (reservation: Reservation) => Promise<RunResult<T>> | RunResult<T>,
     options?: RunOptions,
   ): Promise<T> {
-    let admitted: AdmittedCall | undefined;
     let plan: RunPlan;
+    let admitted: Promise<AdmittedCall> | AdmittedCall | undefined;
     try {
       if (typeof fn !== "function") throw new TypeError("run(): fn must be a function");
       plan = options
@@ -163,12 +176,14 @@ export class Limiter {
             tenant: checkTenant(options.tenant),
           }
         : this.plainRun;
-      admitted = this.admitNow(estimate, options, plan.refundOnError, plan.rank);
+      admitted =
+        this.admitNow(estimate, options, plan.refundOnError, plan.rank) ??
+        this.enqueue(estimate, options, plan.refundOnError, plan.rank);
     } catch (error) {
       return this.refused(estimate, error, options);
     }
-    if (admitted) return runAdmitted(admitted, fn, plan);
-    return this.enqueue(estimate, options, plan.refundOnError, plan.rank).then((call) => runAdmitted(call, fn, plan));
+    if (admitted instanceof AdmittedCall) return runAdmitted(admitted, fn, plan);
+    return admitted.then((call) => runAdmitted(call, fn, plan));
   }
 
   /** Waits for admission and returns the reservation; the caller must `release()` it. */
@@ -222,11 +237,16 @@ export class Limiter {
    * lowered (never raised) to its remaining; `{ status: 429 }` pauses
    * admission. Returns the parsed view. For headers tied to one request, prefer
    * `reservation.sync`, which also discounts what was admitted after it.
+   * Headers, options or a body that throw when read (a getter, Proxy or iterator)
+   * change nothing: a warning through `onWarning`, and an empty view. Throws
+   * TypeError only for an unknown `provider`.
    */
   sync(headers: HeaderInput, options?: SyncOptions): RateLimitView {
-    const view = this.headers.parse(headers, options);
-    this.applyView(view, headers, options, this.headers.current(this.ledger.admissions));
-    return view;
+    const reading = this.read(headers, options);
+    // A hostile input was reported through onWarning and changes nothing.
+    if (reading === undefined) return unreadView();
+    this.applyView(reading, this.headers.current(this.ledger.admissions));
+    return reading.view;
   }
 
   /**
@@ -286,23 +306,34 @@ export class Limiter {
     return this.admission.close();
   }
 
+  /**
+   * Reads a response for sync: its headers and options copied once (bounded), its view, a 429's class. A
+   * hostile input (a getter, Proxy or iterator that throws, in the headers, the options or the body) is
+   * `undefined`, reported through `onWarning`: it changes nothing. Throws TypeError only on an unknown
+   * `provider`, a caller's mistake.
+   */
+  private read(headers: HeaderInput, options: SyncOptions | undefined): SyncReading | undefined {
+    const copy = copyResponse(headers, options);
+    if (copy instanceof Error) return void this.warn(copy);
+    const view = this.headers.parse(copy.headers, copy.options);
+    try {
+      return { view, status: copy.options?.status, failure: this.headers.failureOf(copy.headers, copy.options) };
+    } catch (error) {
+      return void this.warn(unreadable("the response body", error));
+    }
+  }
+
   /** Header sync: learned limits first (a budget learned here admits only once synced), then levels and pauses. */
-  private applyView(
-    view: RateLimitView,
-    headers: HeaderInput,
-    options: SyncOptions | undefined,
-    origin: SyncOrigin,
-  ): void {
+  private applyView({ view, status, failure }: SyncReading, origin: SyncOrigin): void {
     if (this.admission.closed) return;
     this.admission.heard();
-    const failure = this.headers.failureOf(headers, options);
     if (this.headers.learn(view, origin, failure, this.meters)) this.reconfigure(buildBudget(this.limits), false);
     const pause = this.headers.apply(view, origin, failure, this.meters, this.ledger.admissions);
     if (pause) this.admission.hold(pause.names, pause.ms, pause.perDay, this.ledger.admissions);
-    else if (failure === undefined && succeeded(options?.status))
+    else if (failure === undefined && succeeded(status))
       this.admission.succeeded(origin.seq, origin.admittedAtMs === undefined, view.dimensions);
     const { synced, rateLimited } = this.events.channels;
-    synced?.emit({ view, status: options?.status });
+    synced?.emit({ view, status });
     if (failure) rateLimited?.emit({ failure, retryAfterMs: failure.retryAfterMs, view });
     this.admission.admitWhatFits();
   }
@@ -315,7 +346,11 @@ export class Limiter {
     const rejected = this.events.channels.rejected;
     if (rejected && error instanceof LimiterError) {
       const priority = options?.priority ?? this.classes.names[this.classes.defaultRank]!;
-      rejected.emit(rejection(estimate, error, 0, priority, options?.tenant));
+      try {
+        rejected.emit(rejection(estimate, error, 0, priority, options?.tenant));
+      } catch {
+        // A listener threw and so did onWarning: still a rejection, never a throw out of run() or acquire().
+      }
     }
     return Promise.reject(error);
   }
@@ -358,6 +393,7 @@ export class Limiter {
     return this.admission.admitNow(estimate, options?.signal, refundable, rank, options?.tenant);
   }
 
+  /** Queues a request (validated already) on a copy of its estimate; throws where the copy is bad. */
   private enqueue(
     estimate: Estimate,
     options: AcquireOptions | undefined,
@@ -365,6 +401,19 @@ export class Limiter {
     rank: number,
   ): Promise<AdmittedCall> {
     const maxWaitMs = options?.maxWaitMs ?? this.maxWaitMs;
-    return this.admission.enqueue(estimate, options?.signal, maxWaitMs, refundable, rank, options?.tenant);
+    const copy = this.queuedEstimate(estimate, rank);
+    return this.admission.enqueue(copy, options?.signal, maxWaitMs, refundable, rank, options?.tenant);
+  }
+
+  /**
+   * What a waiter keeps of `estimate`: an object is read once into a copy of our own, checked again (its
+   * getters may answer otherwise now), so that a caller changing it while the request waits (to NaN, say)
+   * cannot stall the queue. Throws where the copy is bad.
+   */
+  private queuedEstimate(estimate: Estimate, rank: number): Estimate {
+    const copy = copyEstimate(estimate);
+    const problem = copy === estimate ? undefined : this.meters.problemWith(copy, this.classes.reserves[rank]!);
+    if (problem) throw problem;
+    return copy;
   }
 }

@@ -33,7 +33,8 @@ export interface LimiterOptions extends Limits {
    * the limiter refills no faster than the slowest arrival allows. It costs
    * nothing at a sustained rate. Header sync takes the calls admitted within
    * it off a response's remaining, which may not have counted them yet. Raise
-   * it for slow networks; `0` trusts every call to arrive at once.
+   * it for slow networks; `0` trusts every call to arrive at once. At most
+   * `60000` (a minute): more is a `RangeError`.
    * @default 500
    */
   arrivalDelayMs?: number;
@@ -72,6 +73,16 @@ export interface LimiterOptions extends Limits {
    * @default 0.1
    */
   driftMargin?: number;
+  /**
+   * The most one call's settle charges on a dimension, in tokens. A reported usage is taken
+   * in whole units (a fraction rounded up) and believed up to the larger of 16 times the
+   * call's estimate on that dimension and the dimension's capacity, and never beyond this
+   * ceiling: a usage past either is charged at the bound, with a warning through
+   * `onWarning` (a proxy's or SDK's absurd usage would otherwise be debt that locks the
+   * budget for good). Must be at least 1; `Infinity` leaves only the estimate's bound.
+   * @default 10000000
+   */
+  maxUsage?: number;
   /**
    * Whose header dialect `sync` reads; an unknown name throws `TypeError`.
    * @default `undefined`: detected from each response's header names

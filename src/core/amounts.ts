@@ -47,3 +47,11 @@ export function costOf(unit: Unit, amount: Estimate): number {
       return typeof amount === "number" ? amount : amount.output;
   }
 }
+
+/**
+ * `estimate` as a value that later changes to the caller's object cannot alter: a number as it is, an
+ * `{ input, output }` read once into an object of our own.
+ */
+export function copyEstimate(estimate: Estimate): Estimate {
+  return typeof estimate === "number" ? estimate : { input: estimate.input, output: estimate.output };
+}

@@ -1,6 +1,6 @@
 import type { BucketShape } from "./bucket.js";
 import type { CustomLimit, LimitChanges, Limits, Unit } from "./limits.js";
-import { plainObject, positive, shown, unknownOption } from "./values.js";
+import { plainObject, positive, positiveAtMost, shown, unknownOption } from "./values.js";
 
 /** One metered budget: a continuously refilling bucket. */
 export interface Dimension extends BucketShape {
@@ -12,6 +12,10 @@ export interface Dimension extends BucketShape {
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
+/** A configured limit or capacity above this is absurd: counts near 2^53 lose integer precision. */
+export const MAX_LIMIT = 1e15;
+/** A configured window longer than this is absurd (no provider meters beyond a year), and would stall refill. */
+export const MAX_WINDOW_MS = 366 * DAY;
 
 /** The shorthand budgets, by option name. */
 export const SHORTHANDS = {
@@ -47,9 +51,9 @@ function customDimension(name: string, spec: unknown): Omit<Dimension, "capacity
   return {
     name,
     unit: s.unit as Unit,
-    limit: positive(`limits.${name}.limit`, s.limit),
-    windowMs: positive(`limits.${name}.windowMs`, s.windowMs),
-    ...(s.capacity === undefined ? {} : { capacity: positive(`limits.${name}.capacity`, s.capacity) }),
+    limit: positiveAtMost(`limits.${name}.limit`, s.limit, MAX_LIMIT),
+    windowMs: positiveAtMost(`limits.${name}.windowMs`, s.windowMs, MAX_WINDOW_MS),
+    ...(s.capacity === undefined ? {} : { capacity: positiveAtMost(`limits.${name}.capacity`, s.capacity, MAX_LIMIT) }),
   };
 }
 
@@ -65,16 +69,18 @@ export function buildBudget(limits: Limits): Budget {
   for (const name of SHORTHAND_NAMES) {
     const limit = limits[name];
     if (limit === undefined) continue;
-    drafts.push({ name, ...SHORTHANDS[name], limit: positive(name, limit) });
+    drafts.push({ name, ...SHORTHANDS[name], limit: positiveAtMost(name, limit, MAX_LIMIT) });
   }
   if (limits.limits !== undefined) {
     for (const [name, spec] of Object.entries(plainObject("limits", limits.limits))) {
-      if (name in SHORTHANDS || name === "concurrency") {
+      if (Object.hasOwn(SHORTHANDS, name) || name === "concurrency") {
         throw new TypeError(`limits.${name}: "${name}" is a shorthand; set it as a top-level option`);
       }
       if (name === "queued" || name === "inFlight") {
         throw new TypeError(`limits.${name}: "${name}" is reserved for snapshot() counts`);
       }
+      // A record keyed by it would take it as the prototype: the dimension would vanish from snapshot().
+      if (name === "__proto__") throw new TypeError(`limits.__proto__: "__proto__" cannot name a dimension`);
       drafts.push(customDimension(name, spec));
     }
   }
@@ -88,7 +94,8 @@ export function buildBudget(limits: Limits): Budget {
     const capacity = capacities[d.name];
     return {
       ...d,
-      capacity: capacity === undefined ? (d.capacity ?? d.limit) : positive(`capacity.${d.name}`, capacity),
+      capacity:
+        capacity === undefined ? (d.capacity ?? d.limit) : positiveAtMost(`capacity.${d.name}`, capacity, MAX_LIMIT),
     };
   });
   let concurrency: number | undefined;

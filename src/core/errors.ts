@@ -104,13 +104,23 @@ export interface WaitContext {
 }
 
 const DAY_MS = 86_400_000;
+/**
+ * A wait longer than this is reported as "not within a month", with no `availableAt`: no budget
+ * a provider sets waits that long, and a wait grown from a huge usage may lie past what a `Date` can hold.
+ */
+export const MAX_REPORTED_WAIT_MS = 31 * DAY_MS;
+/** The largest epoch ms a `Date` holds: `toISOString()` throws `RangeError` beyond it. */
+const MAX_DATE_MS = 8.64e15;
 
 /** A request could not be admitted within its `maxWaitMs`. */
 export class WaitTimeoutError extends LimiterError {
   static override readonly code = "WAIT_TIMEOUT";
   declare readonly code: "WAIT_TIMEOUT";
 
-  /** Wall-clock epoch ms at which the binding dimension has room again, where known. */
+  /**
+   * Wall-clock epoch ms at which the binding dimension has room again, where known: `undefined` when the
+   * wait is longer than a month (the message then says "not within a month").
+   */
   readonly availableAt: number | undefined;
 
   constructor(
@@ -125,9 +135,16 @@ export class WaitTimeoutError extends LimiterError {
     readonly maxWaitMs: number,
     context: WaitContext = {},
   ) {
-    super("WAIT_TIMEOUT", waitMessage(dimension, waitMs, maxWaitMs, context));
-    this.availableAt = context.availableAt;
+    const availableAt = reportedAt(waitMs, context.availableAt);
+    super("WAIT_TIMEOUT", waitMessage(dimension, waitMs, maxWaitMs, { ...context, availableAt }));
+    this.availableAt = availableAt;
   }
+}
+
+/** `availableAt` when the wait is within a month and the instant a `Date` can show; else `undefined`. */
+function reportedAt(waitMs: number, availableAt: number | undefined): number | undefined {
+  if (availableAt === undefined || !(waitMs <= MAX_REPORTED_WAIT_MS)) return undefined;
+  return Math.abs(availableAt) <= MAX_DATE_MS ? availableAt : undefined;
 }
 
 function waitMessage(
@@ -141,10 +158,16 @@ function waitMessage(
     return `All ${slots === undefined ? "" : `${slots} `}concurrency slots held, none freed within maxWaitMs ${maxWaitMs}`;
   if (dimension === "store") return `Shared store unavailable, no admission within maxWaitMs ${maxWaitMs}`;
   if (dimension === "queue") return `Queued behind earlier requests for ${over}`;
-  const when = availableAt === undefined ? "" : ` (at ${new Date(availableAt).toISOString()})`;
-  if (windowMs !== undefined && windowMs >= DAY_MS) {
-    return `The daily budget "${dimension}" is spent: it has room again in ${formatSpan(waitMs)}${when}, ${over}`;
+  const daily = windowMs !== undefined && windowMs >= DAY_MS;
+  // NaN or a wait past a month (a huge usage in debt): said as such, never as a number or a date.
+  if (!(waitMs <= MAX_REPORTED_WAIT_MS)) {
+    return daily
+      ? `The daily budget "${dimension}" is spent: it has no room again within a month, ${over}`
+      : `Admission on "${dimension}" has no room within a month, ${over}`;
   }
+  const when = availableAt === undefined ? "" : ` (at ${new Date(availableAt).toISOString()})`;
+  if (daily)
+    return `The daily budget "${dimension}" is spent: it has room again in ${formatSpan(waitMs)}${when}, ${over}`;
   return `Admission on "${dimension}" needs ${Math.ceil(waitMs)} ms${when}, ${over}`;
 }
 

@@ -20,9 +20,9 @@ export type Unit = "requests" | "tokens" | "input" | "output";
 export interface CustomLimit {
   /** What it counts: one per request, total tokens, input tokens or output tokens. */
   unit: Unit;
-  /** Units that refill over `windowMs`. */
+  /** Units that refill over `windowMs`; at most `1e15` (as every limit and capacity). */
   limit: number;
-  /** The window the limit is stated over, in milliseconds. */
+  /** The window the limit is stated over, in milliseconds; at most 366 days. */
   windowMs: number;
   /**
    * Burst size: what a full bucket admits at once.

@@ -6,6 +6,8 @@ import type { HeaderInput, RateLimitView } from "../headers/types.js";
 import type { Channels } from "../events/hub.js";
 import type { DimensionSettlement, SettledEvent } from "../events/types.js";
 import { CHARGED, RESERVED, USED, type Meter } from "./meter.js";
+import { unreadView } from "./response-reading.js";
+import { usageCap } from "./usage-cap.js";
 import type { SyncOrigin } from "./origin.js";
 import type { SyncOptions } from "../options.js";
 import type { Estimate, Usage } from "./limits.js";
@@ -31,7 +33,9 @@ export interface Reservation {
    * Applies the rate-limit headers of this request's response (pass
    * `{ status: 429, body }` for a rejection). Knowing which request carried them
    * lets the limiter discount what it admitted since, and ignore stale ones.
-   * Returns the parsed view. Works after `release()` too.
+   * Returns the parsed view. Works after `release()` too. Input that throws when
+   * read (a getter, Proxy or iterator) changes nothing: a warning through
+   * `onWarning`, and an empty view.
    */
   sync(headers: HeaderInput, options?: SyncOptions): RateLimitView;
   /**
@@ -53,6 +57,13 @@ export interface Reservation {
   release(): void;
 }
 
+/** A response as sync read it: the headers' view, its status, and a 429's class. */
+export interface SyncReading {
+  readonly view: RateLimitView;
+  readonly status: number | undefined;
+  readonly failure: FailureClass | undefined;
+}
+
 /** What an admitted call needs from its limiter: its reservation's bookkeeping, and `run`'s retries. */
 export interface CallHost {
   /** Adds `amount` back to the meter's dimension (negative: charges more) for a charge made at `chargedAt`. */
@@ -63,10 +74,10 @@ export interface CallHost {
   refunded(): void;
   /** The reservation ended: free its slot (and its shared-store lease); `refundable` as it was admitted. */
   released(lease: string | undefined, refundable: boolean): void;
-  /** Reads response headers. */
-  parse(headers: HeaderInput, options: SyncOptions | undefined): RateLimitView;
-  /** Applies read headers that the request of `origin` carried. */
-  apply(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined, origin: SyncOrigin): void;
+  /** Reads a response's headers (and a 429's body); `undefined` for a hostile input, reported and ignored. */
+  read(headers: HeaderInput, options: SyncOptions | undefined): SyncReading | undefined;
+  /** Applies a read response that the request of `origin` carried. */
+  apply(reading: SyncReading, origin: SyncOrigin): void;
   /** `run`'s `fn` for the request of `origin` resolved: the call succeeded, which ends probed pauses set before it. */
   succeeded(origin: SyncOrigin): void;
   /**
@@ -83,6 +94,8 @@ export interface CallHost {
   ): Promise<AdmittedCall>;
   now(): number;
   warn(warning: Error): void;
+  /** The limiter's `maxUsage`: the most one call's settle charges on a dimension. */
+  readonly maxUsage: number;
   /** Reads a failure as the limiter reads headers (its wall clock, its provider's dialect). */
   classify(error: unknown): FailureClass;
   /** The limiter's events (a channel is `undefined` while nobody listens). */
@@ -122,9 +135,10 @@ export class AdmittedCall implements Reservation, SyncOrigin {
   /** Whether a response to this call was synced (it reached the provider). */
   private answered = false;
   /**
-   * One array for two per-meter columns (one allocation per admission): at
+   * One array for three per-meter columns (one allocation per admission): at
    * `i`, the meter's `admitted` total right after this admission; at `n + i`,
-   * what is charged on it now.
+   * what is charged on it now; at `2n + i`, what the estimate cost at admission
+   * (read once: an estimate object mutated later changes nothing).
    */
   private readonly books: number[];
   /** Made on the first read of `signal`: nothing is allocated for calls that never read it. */
@@ -156,7 +170,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
   ) {
     // Plain loops on the hot path: no closure per admission.
     const n = meters.length;
-    const books = new Array<number>(2 * n);
+    const books = new Array<number>(3 * n);
     for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
       const cost = costOf(meter.dimension.unit, estimate);
@@ -165,6 +179,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
       meter.tally.add(admittedAtMs, CHARGED, cost);
       books[i] = storeMarks ? storeMarks[i]! : meter.admitted;
       books[n + i] = cost;
+      books[2 * n + i] = cost;
     }
     this.books = books;
   }
@@ -175,23 +190,24 @@ export class AdmittedCall implements Reservation, SyncOrigin {
   }
 
   sync(headers: HeaderInput, options?: SyncOptions): RateLimitView {
-    const view = this.host.parse(headers, options);
+    const reading = this.host.read(headers, options);
+    // A hostile input was reported and changes nothing: not even that the call was answered.
+    if (reading === undefined) return unreadView();
     // A 429 must pause admission now; other headers inside `run` wait for the settle (see `deferSyncs`).
-    if (this.deferring && options?.status !== 429)
-      (this.deferred ??= []).push(() => this.apply(view, headers, options));
-    else this.apply(view, headers, options);
-    return view;
+    if (this.deferring && reading.status !== 429) (this.deferred ??= []).push(() => this.apply(reading));
+    else this.apply(reading);
+    return reading.view;
   }
 
   /** Applies a response's headers; the first response also says this call's draws have reached the provider. */
-  private apply(view: RateLimitView, headers: HeaderInput, options: SyncOptions | undefined): void {
+  private apply(reading: SyncReading): void {
     if (!this.answered) {
       this.answered = true;
       const { meters, books, admittedAtMs } = this;
       const n = meters.length;
       for (let i = 0; i < n; i++) this.host.arrived(meters[i]!, books[n + i]!, admittedAtMs);
     }
-    this.host.apply(view, headers, options, this);
+    this.host.apply(reading, this);
   }
 
   /**
@@ -257,7 +273,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
       const meter = meters[i]!;
       const used = books[n + i]!;
       meter.held -= used;
-      meter.tally.add(admittedAtMs, RESERVED, costOf(meter.dimension.unit, this.estimate));
+      meter.tally.add(admittedAtMs, RESERVED, books[2 * n + i]!);
       meter.tally.add(admittedAtMs, USED, used);
     }
     this.host.events.settled?.emit(this.settlement());
@@ -272,12 +288,33 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
       const { unit } = meter.dimension;
-      dimensions[meter.name] = { unit, reserved: costOf(unit, estimate), used: books[n + i]! };
+      dimensions[meter.name] = { unit, reserved: books[2 * n + i]!, used: books[n + i]! };
     }
     const refunded = outcome === REFUNDED;
     const usage = refunded ? undefined : outcome;
     const heldMs = this.host.now() - this.admittedAtMs;
     return { estimate, priority, tenant, usage, refunded, dimensions, heldMs };
+  }
+
+  /**
+   * What `used` charges on `meter` (at `i`): whole units (a fraction rounded up), at most its
+   * {@link usageCap}; a capped usage is reported through `onWarning`.
+   */
+  private charge(i: number, meter: Meter, used: Usage): number {
+    const { unit, capacity } = meter.dimension;
+    // A request still counts one (costOf says so); only a refund gives it back.
+    const reported = costOf(unit, used);
+    const whole = Math.ceil(reported);
+    const estimated = this.books[2 * this.meters.length + i]!;
+    const cap = usageCap(estimated, capacity, this.host.maxUsage);
+    if (whole <= cap) return whole;
+    this.host.warn(
+      new RangeError(
+        `settle(): a usage of ${reported} on "${meter.name}" is beyond what the call can have used ` +
+          `(estimate ${estimated}, capacity ${capacity}, maxUsage ${this.host.maxUsage}); charging ${cap}`,
+      ),
+    );
+    return cap;
   }
 
   /** Moves every charge to what `used` costs (requests stay 1), or to 0 when `used` is undefined (a refund). */
@@ -287,9 +324,7 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     let refunded = false;
     for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
-      const unit = meter.dimension.unit;
-      // A request still counts one (costOf says so); only a refund gives it back.
-      const next = used === undefined ? 0 : costOf(unit, used);
+      const next = used === undefined ? 0 : this.charge(i, meter, used);
       const delta = books[n + i]! - next;
       if (delta === 0) continue;
       this.host.give(meter, delta, this.admittedAtMs);

@@ -1,5 +1,6 @@
 import type { RunResult } from "../options.js";
 import type { AdmittedCall, Reservation } from "./reservation.js";
+import { copyFailure, unreadable } from "./response-reading.js";
 import { backoffMs, type RetryPolicy } from "./retry.js";
 
 /** How one `run` call behaves. */
@@ -75,10 +76,17 @@ function fail(
   plan: RunPlan,
   retrying: { retry: RetryPolicy; attempt: number } | undefined,
 ): number | undefined {
-  const delay = retryDelay(reservation, error, retrying?.retry, retrying?.attempt ?? 0);
-  if (delay === undefined && plan.refundOnError) reservation.refund();
-  reservation.flushSyncs();
-  reservation.release();
+  // Never throws: the caller gets its own error, and the slot is freed whatever `error` does when read.
+  let delay: number | undefined;
+  try {
+    delay = retryDelay(reservation, error, retrying?.retry, retrying?.attempt ?? 0);
+    if (delay === undefined && plan.refundOnError && !reservation.released) reservation.refund();
+  } catch (problem) {
+    delay = undefined;
+    warn(reservation, unreadable("run(): the thrown error", problem));
+  } finally {
+    end(reservation);
+  }
   return delay;
 }
 
@@ -87,29 +95,54 @@ function finish<T>(reservation: AdmittedCall, outcome: RunResult<T>): T {
   try {
     return settle(reservation, outcome);
   } finally {
+    end(reservation, true);
+  }
+}
+
+/**
+ * Applies the headers held back, tells admission of a success (it ends a probed pause), and releases, even when
+ * applying them throws: the slot is never kept.
+ */
+function end(reservation: AdmittedCall, succeeded = false): void {
+  try {
     reservation.flushSyncs();
-    reservation.host.succeeded(reservation);
+    if (succeeded) reservation.host.succeeded(reservation);
+  } catch (problem) {
+    warn(reservation, unreadable("run(): a response", problem));
+  } finally {
     reservation.release();
   }
 }
 
-/** Syncs a failure's headers; returns how long to wait before retrying it, or `undefined` for no retry. */
+/** Reports through `onWarning`; a throwing `onWarning` must not replace the caller's error either. */
+function warn(reservation: AdmittedCall, warning: Error): void {
+  try {
+    reservation.host.warn(warning);
+  } catch {
+    // Nothing left to tell it to.
+  }
+}
+
+/**
+ * Syncs a failure's headers (its fields copied once, behind a guard), so that a 429's pause is in
+ * force before the slot is freed; returns how long to wait before retrying it, or `undefined` for no retry.
+ */
 function retryDelay(
   reservation: AdmittedCall,
   error: unknown,
   retry: RetryPolicy | undefined,
   attempt: number,
 ): number | undefined {
-  const { status, headers } = (typeof error === "object" && error !== null ? error : {}) as {
-    status?: unknown;
-    headers?: unknown;
-  };
-  if (typeof status === "number" && headers != null && typeof headers === "object") {
-    const body = (error as { error?: unknown }).error;
-    reservation.sync(headers as never, { status, body });
+  const parts = copyFailure(error);
+  if (parts instanceof Error) {
+    warn(reservation, parts);
+    return undefined;
   }
+  if (parts === undefined) return undefined;
+  const { status, headers, body } = parts;
+  if (status !== undefined && headers) reservation.sync(headers, { status, body });
   if (!retry || attempt >= retry.attempts) return undefined;
-  const failure = reservation.host.classify(error);
+  const failure = reservation.host.classify(parts);
   if (failure.kind !== "rate" || failure.shouldRetry === false) return undefined;
   return failure.retryAfterMs ?? backoffMs(retry, attempt);
 }

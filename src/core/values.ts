@@ -35,9 +35,26 @@ export function positive(what: string, value: unknown): number {
   return value;
 }
 
+/** {@link positive}, and a RangeError above `max` (a bound that keeps the arithmetic on it finite and exact). */
+export function positiveAtMost(what: string, value: unknown, max: number): number {
+  const n = positive(what, value);
+  if (n > max) throw new RangeError(`${what} must be at most ${max}, got ${n}`);
+  return n;
+}
+
 export function plainObject(what: string, value: unknown): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new TypeError(`${what} must be an object, got ${shown(value)}`);
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * Sets `record[key]` as an own, enumerable property, even for `"__proto__"`, which a plain
+ * assignment takes as the object's prototype (a group member of that name vanished from a snapshot).
+ */
+export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
+  if (key === "__proto__")
+    Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value;
 }

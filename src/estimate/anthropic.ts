@@ -31,14 +31,24 @@ export function messagesEstimate(body: Record<string, unknown>, counting: Counti
 }
 
 /** A string, or content blocks: text, images by (w × h) / 750, tool results' content, anything else as JSON text. */
-function blocksTokens(content: unknown, counting: Counting): number {
+/**
+ * Tool results nested in tool results deeper than this are counted as JSON text (whose depth is bounded):
+ * the API nests none, and a recursion per level would overflow the stack on a body nested 20,000 deep.
+ */
+const MAX_RESULT_DEPTH = 8;
+
+function blocksTokens(content: unknown, counting: Counting, depth = 0): number {
   if (!Array.isArray(content)) return typeof content === "string" ? stringTokens(counting, content) : 0;
   let tokens = 0;
   for (const block of content) {
     if (!isRecord(block)) continue;
     if (typeof block.text === "string") tokens += stringTokens(counting, block.text);
     else if (block.type === "image") tokens += imageTokens(block.source, counting);
-    else if (block.type === "tool_result") tokens += blocksTokens(block.content, counting);
+    else if (block.type === "tool_result")
+      tokens +=
+        depth < MAX_RESULT_DEPTH
+          ? blocksTokens(block.content, counting, depth + 1)
+          : jsonTokens(counting, block.content);
     else {
       const { type: _type, cache_control: _cache, ...rest } = block;
       tokens += jsonTokens(counting, rest);

@@ -13,11 +13,31 @@ export function stringTokens(counting: Counting, value: unknown): number {
   return typeof value === "string" && value !== "" ? counting.text(value) : 0;
 }
 
-/** The tokens of a value as JSON text (tool schemas, tool-call arguments, unknown content parts), payloads left out. */
+/**
+ * Objects nested deeper than this are counted as one short placeholder: real schemas and arguments nest
+ * a few dozen levels at most, and JSON.stringify recursing 20,000 levels overflows the stack.
+ */
+export const MAX_JSON_DEPTH = 100;
+/** What stands in the JSON text for an object nested past {@link MAX_JSON_DEPTH}. */
+const TOO_DEEP = "…";
+
+/**
+ * The tokens of a value as JSON text (tool schemas, tool-call arguments, unknown content parts), payloads
+ * left out, nesting cut at {@link MAX_JSON_DEPTH}.
+ */
 export function jsonTokens(counting: Counting, value: unknown): number {
   if (value === undefined || value === null) return 0;
   if (typeof value === "string") return stringTokens(counting, value);
-  const json = JSON.stringify(value, (key, v: unknown) => (PAYLOAD_KEYS.has(key) ? undefined : v));
+  // Each object's depth, from its holder's (the replacer's `this`): what lies too deep is never descended into.
+  const depths = new Map<object, number>();
+  const json = JSON.stringify(value, function (this: object, key: string, v: unknown) {
+    if (PAYLOAD_KEYS.has(key)) return undefined;
+    if (typeof v !== "object" || v === null) return v;
+    const depth = (depths.get(this) ?? 0) + 1;
+    if (depth > MAX_JSON_DEPTH) return TOO_DEEP;
+    depths.set(v, depth);
+    return v;
+  });
   return json === undefined ? 0 : stringTokens(counting, json);
 }
 

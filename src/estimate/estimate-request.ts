@@ -42,7 +42,8 @@ export function estimateBody(body: Record<string, unknown>, endpoint: Endpoint, 
   const { input, output } = ESTIMATORS[endpoint](body, counting);
   if (!Number.isFinite(input) || input < 0)
     throw new TypeError(`estimateRequest(): the tokenizer must return finite counts >= 0, got ${input} in all`);
-  return { input: Math.ceil(input), output: Math.ceil(output) };
+  // A cap of 1e308 tokens times n choices is Infinity: a finite count, too large for any budget, says more.
+  return { input: Math.ceil(input), output: Math.min(Math.ceil(output), Number.MAX_SAFE_INTEGER) };
 }
 
 /** Checks the options (a `TypeError` or `RangeError` names a bad one) and resolves their defaults. */

@@ -5,6 +5,7 @@ import { wholeUnits } from "../core/bucket.js";
 import { systemClock, type Clock } from "../core/clock.js";
 import { LimiterClosedError } from "../core/errors.js";
 import type { Estimate, Limits } from "../core/limits.js";
+import { setOwn } from "../core/values.js";
 import type { Meter } from "../core/meter.js";
 import type { Reservation } from "../core/reservation.js";
 import { disposer } from "../events/disposer.js";
@@ -173,10 +174,10 @@ export class LimiterGroup {
    */
   snapshot(): GroupSnapshot {
     const members: Record<string, LimiterSnapshot> = {};
-    for (const [name, member] of this.members()) members[name] = member.limiter.snapshot();
+    for (const [name, member] of this.members()) setOwn(members, name, member.limiter.snapshot());
     const shared: Record<string, DimensionSnapshot> = {};
     for (const [name, d] of Object.entries(this.sharedLevels())) {
-      shared[name] = { ...d, available: wholeUnits(d.available) };
+      setOwn(shared, name, { ...d, available: wholeUnits(d.available) });
     }
     return { members, shared };
   }
@@ -254,7 +255,7 @@ export class LimiterGroup {
     const view: Record<string, DimensionSnapshot> = {};
     for (const [name, { limit, windowMs, capacity = limit }] of Object.entries(shared)) {
       const available = levels.get(name) ?? capacity * initialFraction;
-      view[name.slice(SHARED_PREFIX.length)] = { limit, windowMs, capacity, available };
+      setOwn(view, name.slice(SHARED_PREFIX.length), { limit, windowMs, capacity, available });
     }
     return view;
   }

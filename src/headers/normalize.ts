@@ -4,7 +4,11 @@ import type { HeaderInput, HeaderValue } from "./types.js";
 /** Lower-cased header name -> trimmed value, every value at most {@link MAX_VALUE_LENGTH} chars. */
 export type HeaderMap = ReadonlyMap<string, string>;
 
-/** The input's entries, lazily: Headers, Map and arrays of pairs iterate as `[name, value]`; objects by own keys. */
+/**
+ * The input's entries, lazily: Headers, Map and arrays of pairs iterate as `[name, value]`; objects by
+ * own keys. `Object.keys`, not `for...in`: a prototype's keys, however many, are never walked (the engine
+ * lists an object's own keys in one pass before the first; that pass is the one cost not bounded here).
+ */
 function* entriesOf(input: object): Generator<readonly [unknown, unknown]> {
   if (Symbol.iterator in input) {
     for (const entry of input as Iterable<unknown>) {
@@ -12,9 +16,7 @@ function* entriesOf(input: object): Generator<readonly [unknown, unknown]> {
     }
   } else {
     const record = input as Record<string, unknown>;
-    for (const name in record) {
-      if (Object.hasOwn(record, name)) yield [name, record[name]];
-    }
+    for (const name of Object.keys(record)) yield [name, record[name]];
   }
 }
 

@@ -113,6 +113,21 @@ function amount(split: Split): fc.Arbitrary<Estimate> {
   return split ? parts : fc.oneof(tokens, parts);
 }
 
+/** A reported usage: mostly like an estimate, sometimes absurd (a proxy's or SDK's), which settle caps. */
+function usage(split: Split): fc.Arbitrary<Estimate> {
+  const absurd = fc.constantFrom(1e6, 1e20, 1e300, Number.MAX_VALUE);
+  const huge = fc.oneof(tokens, absurd);
+  return fc.oneof(
+    { weight: 6, arbitrary: amount(split) },
+    {
+      weight: 1,
+      arbitrary: split
+        ? fc.record({ input: huge, output: huge })
+        : fc.oneof(absurd, fc.record({ input: huge, output: huge })),
+    },
+  );
+}
+
 /** A multiple of the wait the model expects: deadlines that race admissions. */
 const patience = fraction(0, 3).map((p) => ({ patience: p }));
 
@@ -178,7 +193,7 @@ function op(split: Split, weights: Weights, waits = maxWaitMs): fc.Arbitrary<Op>
       maxWaitMs: waits,
     }),
     advance: fc.record({ kind: fc.constant("advance" as const), ms: step }),
-    settle: fc.record({ kind: fc.constant("settle" as const), pick: fc.nat(), used: amount(split) }),
+    settle: fc.record({ kind: fc.constant("settle" as const), pick: fc.nat(), used: usage(split) }),
     refund: fc.record({ kind: fc.constant("refund" as const), pick: fc.nat() }),
     release: fc.record({ kind: fc.constant("release" as const), pick: fc.nat() }),
     abort: fc.record({ kind: fc.constant("abort" as const), pick: fc.nat() }),

@@ -24,7 +24,7 @@ import {
   waitersMayWait,
   workConserved,
 } from "./invariants/steps.js";
-import { Model, costOn, initialFraction, shapesOf } from "./model.js";
+import { Model, costOn, initialFraction, settledCharge, shapesOf } from "./model.js";
 import { applyChange, limiterOptions, type Arrival, type Change, type Op, type Scenario } from "./scenario.js";
 import type { Outcome, Request, RunState } from "./state.js";
 
@@ -38,6 +38,8 @@ export class Harness implements RunState {
   /** The model's FIFO of waiting requests. */
   private queue: Request[] = [];
   private readonly outcomes: Outcome[] = [];
+  /** What the limiter told `onWarning`: a capped usage, and only that here. */
+  private readonly warnings: Error[] = [];
 
   private constructor(
     readonly timers: InstalledClock,
@@ -51,6 +53,7 @@ export class Harness implements RunState {
       // The model's levels are exact arithmetic with calls arriving at once; arrival delays have their own property.
       arrivalDelayMs: 0,
       clock,
+      onWarning: (warning) => this.warnings.push(warning),
     });
   }
 
@@ -165,8 +168,16 @@ export class Harness implements RunState {
       expect(() => reservation.settle(used)).toThrow(ReservationReleasedError);
       return this.settleDown();
     }
+    const warned = this.warnings.length;
     reservation.settle(used);
-    this.model.recharge(request.charges!, (unit) => costOn(unit, used));
+    let capped = false;
+    this.model.recharge(request.charges!, (unit, bucket) => {
+      const charge = settledCharge(bucket, used, request.estimate);
+      capped ||= charge < Math.ceil(costOn(unit, used));
+      return charge;
+    });
+    // A capped usage is told, and only then.
+    expect(this.warnings.length > warned, `settle(${JSON.stringify(used)}) warned`).toBe(capped);
     return this.settleDown();
   }
 

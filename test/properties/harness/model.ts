@@ -23,6 +23,17 @@ export function costOn(unit: Unit, amount: Estimate): number {
   return unit === "tokens" ? amount.input + amount.output : amount[unit];
 }
 
+/**
+ * What a settle of `used` charges on `bucket` for a call estimated at `estimate`, as the options say
+ * (`maxUsage`): whole units, believed up to the larger of 16 times the estimate there and the bucket's
+ * capacity, and never past `maxUsage`.
+ */
+export function settledCharge(bucket: Bucket, used: Estimate, estimate: Estimate, maxUsage = 10_000_000): number {
+  const reported = Math.ceil(costOn(bucket.unit, used));
+  const believed = Math.ceil(Math.min(maxUsage, Math.max(16 * costOn(bucket.unit, estimate), bucket.capacity)));
+  return Math.min(reported, believed);
+}
+
 /** Float slack for comparing model and limiter: relative to the bucket's size. */
 export function tolerance(bucket: Bucket): number {
   return 1e-6 * Math.max(1, bucket.capacity, Math.abs(bucket.level));
@@ -162,9 +173,9 @@ export class Model {
   }
 
   /** Moves each charge to `target(unit)`; only the instance that was charged sees the difference. */
-  recharge(charges: Map<Bucket, number>, target: (unit: Unit) => number): void {
+  recharge(charges: Map<Bucket, number>, target: (unit: Unit, bucket: Bucket) => number): void {
     for (const [bucket, charged] of charges) {
-      const next = target(bucket.unit);
+      const next = target(bucket.unit, bucket);
       charges.set(bucket, next);
       if (this.buckets.get(bucket.name) !== bucket) continue;
       this.refill(bucket);
