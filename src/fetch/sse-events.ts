@@ -27,8 +27,11 @@ export interface SplitOptions {
  */
 export const MAX_EVENT_BYTES = 8 * 1024 * 1024;
 
-/** The most of one event held back from the caller while it may still be hidden (a usage chunk is ~300 bytes). */
-export const HOLD_BYTES = 65_536;
+/**
+ * The most of one incomplete event held back from the caller while it may still be hidden: a usage chunk is
+ * well under 1 KiB, and an SSE client acts on an event only once it is complete anyway.
+ */
+export const HOLD_BYTES = 16_384;
 
 /** Splits a byte stream into events as it passes. */
 export interface EventSplitter {

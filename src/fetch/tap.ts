@@ -63,7 +63,11 @@ export function tapBody(
       cancelSource(reason);
     }
   };
-  const onAbort = (): void => leave(signal?.reason);
+  /** The request aborted: the caller's reads fail with its reason, as a raw fetch's do. */
+  const onAbort = (): void => {
+    if (!callerGone) controller.error(signal?.reason);
+    leave(signal?.reason);
+  };
 
   const readOne = async (): Promise<void> => {
     try {
@@ -98,7 +102,7 @@ export function tapBody(
     pull: () => (callerGone ? undefined : step()),
     cancel: (reason) => leave(reason),
   });
-  if (signal?.aborted) leave(signal.reason);
+  if (signal?.aborted) onAbort();
   else {
     signal?.addEventListener("abort", onAbort);
     if (deadlineMs !== undefined) {
