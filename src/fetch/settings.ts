@@ -35,7 +35,7 @@ function checkPriority(host: FetchHost, priority: string): void {
   try {
     host.checkPriority(priority);
   } catch (error) {
-    throw new TypeError(`fetch(): ${(error as Error).message}`);
+    throw new TypeError(`fetch(): ${(error as Error).message}`, { cause: error });
   }
 }
 
