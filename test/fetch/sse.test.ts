@@ -78,7 +78,7 @@ describe("observeSse", () => {
             () => undefined,
             { only: "usage", mayHide },
           );
-          const kept = raws.filter((raw, k) => !(mayHide && events[k]!.hidden && events[k]!.data.includes("usage")));
+          const kept = raws.filter((_, k) => !(mayHide && events[k]!.hidden && events[k]!.data.includes("usage")));
           expect(await new Response(body).text()).toBe(kept.join(""));
           expect(seen).toEqual(observed.map((e) => e.data));
         },
