@@ -3,7 +3,8 @@
  * JSON body, an SSE stream (OpenAI chat chunks; the wrapper adds the usage chunk and hides it) and a
  * stream with no blank line (as a hostile upstream sends), each of 100 KB, 1 MB and 10 MB, from a local
  * HTTP server in a child process (its CPU is not counted). Rounds interleave the two fetches, the order
- * swapped each round. Prints markdown.
+ * swapped each round. Then the stream observation alone on a stream with no blank line, in memory, in
+ * 1 KiB chunks (as a server trickling lines sends it), at 1, 2, 4 and 8 MB: linear, or not. Prints markdown.
  *
  *   npm run bench:fetch
  *   npm run bench:fetch -- --src /tmp/old/src   (another tree's src/index.ts, for a before/after)
@@ -117,6 +118,8 @@ async function timed(fetch: typeof globalThis.fetch, url: string, stream: boolea
     max_tokens: 4_000,
     ...(stream && { stream: true }),
   });
+  // The garbage of the call before is not charged to this one.
+  globalThis.gc?.();
   const cpu = process.cpuUsage();
   const start = performance.now();
   const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -211,6 +214,50 @@ function report(rows: Row[], src: string): string {
   return `${header}\n\n${table}\n`;
 }
 
+const TRICKLE_SIZES = [1, 2, 4, 8].map((mb) => mb * 1024 * 1024);
+const TRICKLE_CHUNK = 1_024;
+
+/** Milliseconds the tree's `observeSse` takes over an in-memory stream of `size` bytes with no blank line. */
+async function observeUnbroken(srcDir: string, size: number): Promise<number> {
+  const { observeSse } = (await import(
+    pathToFileURL(`${srcDir}/fetch/sse.ts`).href
+  )) as typeof import("../src/fetch/sse.js");
+  const line = new TextEncoder().encode(`data: ${"y".repeat(TRICKLE_CHUNK - 7)}\n`);
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= size) controller.close();
+      else controller.enqueue(line);
+      sent += line.length;
+    },
+  });
+  globalThis.gc?.();
+  const start = performance.now();
+  const observed = observeSse(
+    body,
+    () => true,
+    () => undefined,
+    { only: '"usage"', mayHide: true },
+  );
+  const reader = observed.getReader();
+  while (!(await reader.read()).done);
+  return performance.now() - start;
+}
+
+function trickleReport(times: number[]): string {
+  const table = markdownTable(
+    ["size", "ms", "MB/s", "ms ÷ the 1 MB time"],
+    ["right", "right", "right", "right"],
+    TRICKLE_SIZES.map((size, i) => [
+      `${size / 1024 / 1024} MB`,
+      times[i]!.toFixed(0),
+      (size / 1024 / 1024 / (times[i]! / 1000)).toFixed(0),
+      ratio(times[i]! / times[0]!),
+    ]),
+  );
+  return `Stream observation alone, no blank line, 1 KiB chunks (in memory, one run each):\n\n${table}\n`;
+}
+
 async function main(): Promise<void> {
   const at = process.argv.indexOf("--src");
   const src = at > 0 ? process.argv[at + 1]! : fileURLToPath(new URL("../src", import.meta.url));
@@ -218,6 +265,9 @@ async function main(): Promise<void> {
   try {
     const rows = await measure(origin, pathToFileURL(`${src}/index.ts`).href);
     console.log(report(rows, at > 0 ? src : "src"));
+    const times: number[] = [];
+    for (const size of TRICKLE_SIZES) times.push(await observeUnbroken(src, size));
+    console.log(trickleReport(times));
   } finally {
     child.kill();
   }

@@ -54,9 +54,8 @@ export function splitEvents(observe: SseObserver, options: SplitOptions = {}): E
   const { only, mayHide = true, oversized } = options;
   const decoder = new TextDecoder();
   const detector = only === undefined ? undefined : markerDetector(only);
-  /** Copies of the incomplete event's bytes so far (dropped once it is oversized). */
-  let pending: Uint8Array[] = [];
-  let pendingSize = 0;
+  /** The incomplete event's bytes so far (no longer kept once it is too long to read). */
+  const pending = new PendingBytes();
   /** The incomplete event's bytes so far went to the caller (it was too long to hold back). */
   let flushed = false;
   let tooLong = false;
@@ -74,11 +73,10 @@ export function splitEvents(observe: SseObserver, options: SplitOptions = {}): E
     let shown = true;
     if (tooLong) oversized?.();
     else if (slow) {
-      const text = decoder.decode(joined(pending, chunk.subarray(start, end)));
+      const text = decoder.decode(pending.with(chunk.subarray(start, end)));
       if (only === undefined || text.includes(only)) shown = observe(parseEvent(text));
     }
-    pending = [];
-    pendingSize = 0;
+    pending.clear();
     const cut = !shown && !flushed;
     flushed = tooLong = marked = false;
     return !cut;
@@ -92,12 +90,12 @@ export function splitEvents(observe: SseObserver, options: SplitOptions = {}): E
     /** The start of the run of `chunk` to pass on. */
     let run = 0;
     /** The first event to end here began in an earlier chunk: its bytes held back so far. */
-    let held = mayHide && !flushed ? pending : undefined;
+    let held = mayHide && !flushed && pending.size > 0;
     const ended = (start: number, end: number): void => {
-      const heldBefore = held;
-      held = undefined;
+      const heldBefore = held ? pending.copy() : undefined;
+      held = false;
       if (complete(chunk, start, end, slow)) {
-        if (heldBefore) out.push(...heldBefore);
+        if (heldBefore) out.push(heldBefore);
       } else {
         if (start > run) out.push(chunk.subarray(run, start));
         run = end;
@@ -143,18 +141,18 @@ export function splitEvents(observe: SseObserver, options: SplitOptions = {}): E
     const tail = n - start;
     let runEnd = mayHide && !flushed ? start : n;
     if (tail > 0 || endedOnCr) {
-      if (mayHide && !flushed && pendingSize + tail > HOLD_BYTES) {
+      if (mayHide && !flushed && pending.size + tail > HOLD_BYTES) {
         flushed = true;
         if (start > run) out.push(chunk.subarray(run, start));
-        out.push(...pending);
+        if (pending.size > 0) out.push(pending.copy());
         run = start;
         runEnd = n;
       }
-      if (!tooLong && pendingSize + tail > MAX_EVENT_BYTES) {
+      if (!tooLong && pending.size + tail > MAX_EVENT_BYTES) {
         tooLong = true;
-        pending = [];
-      } else if (!tooLong && tail > 0) pending.push(chunk.slice(start));
-      pendingSize += tail;
+        pending.drop();
+      }
+      pending.add(chunk.subarray(start));
       if (slow) marked = true;
     }
     if (!mayHide) return [chunk];
@@ -164,8 +162,8 @@ export function splitEvents(observe: SseObserver, options: SplitOptions = {}): E
   };
 
   const finish = (): Uint8Array[] => {
-    if (!endedOnCr && pendingSize === 0) return [];
-    const held = mayHide && !flushed ? pending : [];
+    if (!endedOnCr && pending.size === 0) return [];
+    const held = mayHide && !flushed && pending.size > 0 ? [pending.copy()] : [];
     endedOnCr = false;
     return complete(NOTHING, 0, 0, only === undefined || marked) ? held : [];
   };
@@ -186,16 +184,51 @@ function markerDetector(marker: string): (chunk: Uint8Array) => boolean {
   };
 }
 
-function joined(pieces: readonly Uint8Array[], last: Uint8Array): Uint8Array {
-  if (pieces.length === 0) return last;
-  const all = new Uint8Array(pieces.reduce((size, piece) => size + piece.length, last.length));
-  let at = 0;
-  for (const piece of pieces) {
-    all.set(piece, at);
-    at += piece.length;
+/**
+ * The bytes of an incomplete event, copied into one buffer that doubles as it grows (a long event comes in
+ * many chunks); the caller only ever gets copies of it, so it is reused for the next event.
+ */
+class PendingBytes {
+  private buffer = new Uint8Array(0);
+  /** Bytes so far, counted also once they are no longer kept. */
+  size = 0;
+  private kept = true;
+
+  add(bytes: Uint8Array): void {
+    if (this.kept) {
+      if (this.size + bytes.length > this.buffer.length) {
+        const grown = new Uint8Array(Math.max(2 * this.buffer.length, this.size + bytes.length, 1_024));
+        grown.set(this.buffer.subarray(0, this.size));
+        this.buffer = grown;
+      }
+      this.buffer.set(bytes, this.size);
+    }
+    this.size += bytes.length;
   }
-  all.set(last, at);
-  return all;
+
+  /** Keeps counting, no longer keeping: the event is too long to read. */
+  drop(): void {
+    this.kept = false;
+    this.buffer = new Uint8Array(0);
+  }
+
+  copy(): Uint8Array {
+    return this.buffer.slice(0, this.size);
+  }
+
+  /** The bytes so far, then `last`: a view to read at once. */
+  with(last: Uint8Array): Uint8Array {
+    if (this.size === 0) return last;
+    this.add(last);
+    return this.buffer.subarray(0, this.size);
+  }
+
+  clear(): void {
+    this.size = 0;
+    this.kept = true;
+    // A long event's buffer is not kept for the rest of the stream.
+    if (this.buffer.length > HOLD_BYTES) this.buffer = new Uint8Array(0);
+  }
 }
 
 function parseEvent(raw: string): SseEvent {

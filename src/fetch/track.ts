@@ -173,13 +173,13 @@ function settleQuietly(reservation: Reservation, used: Estimate): void {
   }
 }
 
-/** The response with a new body, keeping what the SDKs read: status, headers, URL. */
+/** The response with a new body, keeping what a caller reads: status, headers, URL, whether it was redirected. */
 function rebuilt(response: Response, body: ReadableStream<Uint8Array>): Response {
   const next = new Response(body, {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
   });
-  Object.defineProperty(next, "url", { value: response.url });
+  Object.defineProperties(next, { url: { value: response.url }, redirected: { value: response.redirected } });
   return next;
 }
