@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Limiter, type SettledEvent } from "../../src/index.js";
+import { Limiter, LimiterGroup, type SettledEvent } from "../../src/index.js";
 
 /**
  * limiter.fetch() against an upstream that stalls, never ends, sends far too much or sends bytes that are
@@ -244,5 +244,11 @@ describe("limiter.fetch() options", () => {
     expect(() => limiter.fetch({ priority: "urgent" })).toThrow(TypeError);
     expect(() => limiter.fetch({ priority: "urgent" })).toThrow(/fetch\(\): priority must be one of "high", "low"/);
     expect(() => limiter.fetch({ priority: "low" })).not.toThrow();
+  });
+
+  it("refuses the same on a group's fetch", () => {
+    const group = new LimiterGroup({ models: { "gpt-4o": { rpm: 10 } }, priorities: ["high", "low"] });
+    expect(() => group.fetch({ priority: "urgent" })).toThrow(/fetch\(\): priority must be one of "high", "low"/);
+    expect(() => group.fetch({ tpm: 1 } as never)).toThrow(/fetch\(\): unknown option "tpm"/);
   });
 });
