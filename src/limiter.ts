@@ -289,7 +289,10 @@ export class Limiter {
    * holding the reservation until a stream ends. See docs/integrations.md.
    */
   fetch(options?: FetchOptions): typeof globalThis.fetch {
-    return limitedFetch(() => this, options);
+    return limitedFetch(() => this, options, {
+      checkPriority: (priority) => this.classes.rankOf(priority),
+      warn: (warning) => this.warn(warning),
+    });
   }
 
   /** Resolves when nothing is queued or in flight. */

@@ -12,3 +12,11 @@ export interface Admitter {
  * none). Returning `undefined` sends the request unadmitted: a group has no budget for a request of no model.
  */
 export type PickAdmitter = (model: string | undefined) => Admitter | undefined;
+
+/** What the limiter (or group) behind a fetch tells it when the fetch is made. */
+export interface FetchHost {
+  /** Throws a `TypeError` for a `priority` that is not one of its classes. */
+  checkPriority(priority: string): void;
+  /** Its `onWarning`. */
+  warn(warning: Error): void;
+}

@@ -1,15 +1,12 @@
 import type { Estimate } from "../core/limits.js";
-import type { Reservation } from "../core/reservation.js";
 import { deploymentOfUrl, endpointOfUrl } from "../estimate/endpoint.js";
 import { estimateBody } from "../estimate/estimate-request.js";
 import type { Endpoint } from "../estimate/types.js";
-import type { PickAdmitter } from "./admitter.js";
+import type { FetchHost, PickAdmitter } from "./admitter.js";
 import { resolveFetchOptions, type FetchSettings } from "./settings.js";
 import type { FetchOptions } from "./options.js";
 import { readRequest, withBody, type ReadRequest } from "./request.js";
-import { observeSse } from "./sse.js";
-import { streamUsage } from "./stream-usage.js";
-import { usageOf } from "./usage.js";
+import { track } from "./track.js";
 
 /** A request that only counts one request: nothing in it to estimate. */
 const REQUEST_ONLY: Estimate = { input: 0, output: 0 };
@@ -28,10 +25,11 @@ interface Plan {
  * A `fetch` that admits each request through the limiter `pick` returns for its model: it
  * estimates the JSON body, waits for admission (the caller's signal aborts the wait), sends,
  * syncs every attempt's headers and settles the response's usage, holding the reservation
- * until a streamed body ends. `Limiter.fetch` passes a picker that returns the limiter itself.
+ * until its body is read (see `track`). `Limiter.fetch` passes a picker that returns the limiter itself,
+ * and itself as `host`, which checks the options' `priority` at once and takes the warnings.
  */
-export function limitedFetch(pick: PickAdmitter, options?: FetchOptions): typeof globalThis.fetch {
-  const settings = resolveFetchOptions(options);
+export function limitedFetch(pick: PickAdmitter, options?: FetchOptions, host?: FetchHost): typeof globalThis.fetch {
+  const settings = resolveFetchOptions(options, host);
   return async (input, init) => {
     const request = await readRequest(input, init);
     const send = settings.fetch ?? globalThis.fetch;
@@ -52,7 +50,7 @@ export function limitedFetch(pick: PickAdmitter, options?: FetchOptions): typeof
       reservation.release();
       throw error;
     }
-    return track(reservation, response, plan, settings);
+    return track(reservation, response, { ...plan, signal: request.signal }, settings);
   };
 }
 
@@ -83,80 +81,4 @@ function wantsUsageChunk(
   if (endpoint !== "chat.completions" || body.stream !== true || !settings.streamUsage || !rewritable) return false;
   const streamOptions = body.stream_options as { include_usage?: unknown } | null | undefined;
   return streamOptions?.include_usage !== true;
-}
-
-/**
- * Reads the response for the reservation. A failure's headers (a 429's above all) are synced
- * before the caller sees it, so the pause is in force before an SDK's retry; a stream's at once,
- * its usage settled when it ends; a JSON body's usage is settled from a clone, then its headers
- * synced (they may already count the usage), then the reservation released.
- */
-async function track(
-  reservation: Reservation,
-  response: Response,
-  plan: Plan,
-  settings: FetchSettings,
-): Promise<Response> {
-  const { status, headers } = response;
-  const { endpoint } = plan;
-  if (!response.ok || endpoint === undefined) {
-    const body = response.ok ? undefined : await errorBody(response);
-    reservation.sync(headers, { status, body });
-    reservation.release();
-    return response;
-  }
-  if (response.body && headers.get("content-type")?.includes("text/event-stream")) {
-    reservation.sync(headers, { status });
-    const usage = streamUsage(endpoint, settings, plan.hideUsageChunk);
-    const body = observeSse(response.body, usage.see, () => {
-      // Cut short without a usage: the estimate stands.
-      if (usage.usage) settleQuietly(reservation, usage.usage);
-      reservation.release();
-    });
-    return rebuilt(response, body);
-  }
-  const copy = response.clone();
-  copy.json().then(
-    (json: unknown) => {
-      const used = usageOf(endpoint, (json as { usage?: unknown } | null)?.usage, settings);
-      if (used) settleQuietly(reservation, used);
-      reservation.sync(headers, { status });
-      reservation.release();
-    },
-    () => reservation.release(),
-  );
-  return response;
-}
-
-function settleQuietly(reservation: Reservation, used: Estimate): void {
-  try {
-    reservation.settle(used);
-  } catch {
-    // A usage the limiter cannot take (input and output metered apart, a number given): the estimate stands.
-  }
-}
-
-/** A failure's body, for its retry hint and limit type; read from a clone, so the caller still has it. */
-async function errorBody(response: Response): Promise<unknown> {
-  try {
-    const text = await response.clone().text();
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  } catch {
-    return undefined;
-  }
-}
-
-/** The response with a new body, keeping what the SDKs read: status, headers, URL. */
-function rebuilt(response: Response, body: ReadableStream<Uint8Array>): Response {
-  const next = new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-  Object.defineProperty(next, "url", { value: response.url });
-  return next;
 }

@@ -1,88 +1,65 @@
-/** One server-sent event: its `event:` name (if any) and its `data:` lines joined. */
-export interface SseEvent {
-  readonly event: string | undefined;
-  readonly data: string;
-}
+import { splitEvents, type EventSplitter, type SplitOptions, type SseObserver } from "./sse-events.js";
 
-/** Decides per complete event whether the caller sees it (`false` hides it). */
-export type SseObserver = (event: SseEvent) => boolean;
+export type { SseEvent, SseObserver } from "./sse-events.js";
 
-/** How an observed stream ended. */
+/** How an observed stream ended (an aborted request counts as cancelled). */
 export type StreamEnd = "end" | "error" | "cancel";
 
-const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
+/** How a stream is observed: as its events are split, and the request's signal. */
+export interface SseOptions extends SplitOptions {
+  /** The request's signal: its abort ends the observation at once. */
+  readonly signal?: AbortSignal | undefined;
+}
 
 /**
- * The response body as it passes, split into server-sent events: each complete event goes to
- * `observe`, and on to the caller unless `observe` hides it; `ended` is called once, when the
- * source ends, fails or the caller cancels. Reads only as the caller pulls.
+ * The response body as it passes, split into server-sent events: each complete event goes to `observe`,
+ * and on to the caller unless `observe` hides it; `ended` is called once, when the source ends, fails or
+ * the caller cancels. The caller gets the source's bytes unchanged (only hidden events are cut out); the
+ * bytes are scanned once for event boundaries, and only events to observe are decoded. Reads only as the
+ * caller pulls.
  */
 export function observeSse(
   body: ReadableStream<Uint8Array>,
   observe: SseObserver,
   ended: (how: StreamEnd) => void,
+  options: SseOptions = {},
 ): ReadableStream<Uint8Array> {
+  const { signal } = options;
   const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
-  let buffer = "";
+  const splitter: EventSplitter = splitEvents(observe, options);
   let over = false;
   const end = (how: StreamEnd): void => {
     if (over) return;
     over = true;
+    signal?.removeEventListener("abort", onAbort);
     ended(how);
   };
-  /** Takes the complete events off the buffer; returns the text to pass on. */
-  const drain = (final: boolean): string => {
-    let out = "";
-    for (let match = EVENT_END.exec(buffer); match; match = EVENT_END.exec(buffer)) {
-      const raw = buffer.slice(0, match.index + match[0].length);
-      buffer = buffer.slice(raw.length);
-      if (observe(parseEvent(raw))) out += raw;
-    }
-    if (final && buffer !== "") {
-      if (observe(parseEvent(buffer))) out += buffer;
-      buffer = "";
-    }
-    return out;
-  };
+  const onAbort = (): void => end("cancel");
+  if (signal?.aborted) end("cancel");
+  else signal?.addEventListener("abort", onAbort);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         for (;;) {
           const { done, value } = await reader.read();
-          const out = done
-            ? drain(true) + decoder.decode()
-            : ((buffer += decoder.decode(value, { stream: true })), drain(false));
-          if (out !== "") controller.enqueue(encoder.encode(out));
+          const out = done ? splitter.finish() : splitter.push(value);
+          for (const piece of out) controller.enqueue(piece);
           if (done) {
             controller.close();
             end("end");
             return;
           }
-          if (out !== "") return;
+          if (out.length > 0) return;
         }
       } catch (error) {
         end("error");
         controller.error(error);
       }
     },
-    async cancel(reason) {
+    cancel(reason) {
       end("cancel");
-      await reader.cancel(reason);
+      // The caller's cancel resolves at once, even on a source that stalls.
+      reader.cancel(reason).catch(() => undefined);
     },
   });
-}
-
-function parseEvent(raw: string): SseEvent {
-  let event: string | undefined;
-  const data: string[] = [];
-  for (const line of raw.split(/\r\n|\n|\r/)) {
-    const colon = line.indexOf(":");
-    const field = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? "" : line.slice(colon + (line[colon + 1] === " " ? 2 : 1));
-    if (field === "event") event = value;
-    else if (field === "data") data.push(value);
-  }
-  return { event, data: data.join("\n") };
 }

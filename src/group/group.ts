@@ -140,7 +140,11 @@ export class LimiterGroup {
    * names no model (a `GET` of the model list) is sent unadmitted: no member's budget covers it.
    */
   fetch(options?: FetchOptions): typeof globalThis.fetch {
-    return limitedFetch((model) => (model === undefined ? undefined : this.for(model)), options);
+    const { classes, common } = this.config;
+    return limitedFetch((model) => (model === undefined ? undefined : this.for(model)), options, {
+      checkPriority: (priority) => classes.rankOf(priority),
+      warn: common.onWarning ?? ((warning) => process.emitWarning(warning)),
+    });
   }
 
   /**

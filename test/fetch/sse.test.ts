@@ -49,6 +49,43 @@ describe("observeSse", () => {
     );
   });
 
+  it("splits at any blank line (LF, CRLF, CR, mixed) however cut, observing only what names the marker", async () => {
+    const ending = fc
+      .tuple(fc.constantFrom("\n", "\r\n", "\r"), fc.constantFrom("\n", "\r\n", "\r"))
+      // A CR then an LF is one line end, not two.
+      .filter(([line, blank]) => !(line === "\r" && blank.startsWith("\n")));
+    const mixedArb = fc.record({
+      data: fc.string({ unit: fc.constantFrom("a", " ", "{", "usage", "令", "🎉") }),
+      hidden: fc.boolean(),
+      ending,
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(mixedArb, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.nat()),
+        fc.boolean(),
+        async (events, cuts, mayHide) => {
+          const raws = events.map((e) => `data: ${e.data}${e.ending[0]}${e.ending[1]}`);
+          const observed = events.filter((e) => e.data.includes("usage"));
+          const seen: string[] = [];
+          let i = 0;
+          const body = observeSse(
+            chunked(new TextEncoder().encode(raws.join("")), cuts),
+            (event) => {
+              seen.push(event.data);
+              return !(mayHide && observed[i++]!.hidden);
+            },
+            () => undefined,
+            { only: "usage", mayHide },
+          );
+          const kept = raws.filter((_, k) => !(mayHide && events[k]!.hidden && events[k]!.data.includes("usage")));
+          expect(await new Response(body).text()).toBe(kept.join(""));
+          expect(seen).toEqual(observed.map((e) => e.data));
+        },
+      ),
+    );
+  });
+
   it("ends once, as cancelled, when the caller cancels", async () => {
     const ends: StreamEnd[] = [];
     const body = observeSse(

@@ -1,0 +1,185 @@
+import type { Reservation } from "../core/reservation.js";
+import type { Estimate } from "../core/limits.js";
+import type { Endpoint } from "../estimate/types.js";
+import type { FetchSettings } from "./settings.js";
+import { observeSse } from "./sse.js";
+import { MAX_EVENT_BYTES } from "./sse-events.js";
+import { streamUsage } from "./stream-usage.js";
+import { tapBody, type TapEnd } from "./tap.js";
+import { usageOf } from "./usage.js";
+
+/** How much of an error body is read for its retry hint and limit type: what `classifyFailure` parses. */
+export const ERROR_BODY_BYTES = 65_536;
+
+/** How long an error body is waited for, past its headers, before the failure is synced without it. */
+export const ERROR_BODY_DEADLINE_MS = 1_000;
+
+/** The longest JSON body read for its usage: a longer one is passed on unread, its estimate standing. */
+export const MAX_JSON_BYTES = MAX_EVENT_BYTES;
+
+/** Only events that mention a usage are decoded. */
+const USAGE_MARKER = '"usage"';
+
+/** What a response is read for. */
+export interface Tracking {
+  /** The endpoint the request's path names; `undefined`: only its headers are synced. */
+  readonly endpoint: Endpoint | undefined;
+  /** The usage chunk was asked for by the wrapper, not the caller: hide it. */
+  readonly hideUsageChunk: boolean;
+  /** The request's signal: its abort releases the reservation at once. */
+  readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * Hands the caller the response at its headers, for every status, with a body that reads as the source's,
+ * and reads it for the reservation on the side: a failure's first 64 KiB (its own read, for a short while,
+ * even after the caller cancels) then its status, headers and body synced once; a stream's headers at
+ * once, its usage settled when it ends; a JSON body's usage settled as it ends, then its headers synced
+ * (they may already count the usage). The reservation is released then, or at once when the caller
+ * cancels the body or the request aborts.
+ */
+export function track(
+  reservation: Reservation,
+  response: Response,
+  tracking: Tracking,
+  settings: FetchSettings,
+): Response {
+  const { status, headers, body } = response;
+  const { endpoint, signal } = tracking;
+  if (!response.ok) {
+    if (!body) return synced(reservation, response, { status });
+    const tapped = tapBody(body, errorTap(reservation, headers, status), {
+      signal,
+      outlivesCaller: true,
+      deadlineMs: ERROR_BODY_DEADLINE_MS,
+    });
+    return rebuilt(response, tapped);
+  }
+  if (endpoint === undefined || !body) return synced(reservation, response, { status });
+  if (headers.get("content-type")?.includes("text/event-stream")) {
+    reservation.sync(headers, { status });
+    const usage = streamUsage(endpoint, settings, tracking.hideUsageChunk);
+    const observed = observeSse(
+      body,
+      usage.see,
+      () => {
+        // Cut short without a usage: the estimate stands.
+        if (usage.usage) settleQuietly(reservation, usage.usage);
+        reservation.release();
+      },
+      {
+        only: USAGE_MARKER,
+        mayHide: tracking.hideUsageChunk,
+        signal,
+        oversized: () => settings.warn(tooLong(`an event of the stream`, MAX_EVENT_BYTES)),
+      },
+    );
+    return rebuilt(response, observed);
+  }
+  return rebuilt(response, tapBody(body, jsonTap(reservation, headers, status, endpoint, settings), { signal }));
+}
+
+function synced(reservation: Reservation, response: Response, options: { status: number }): Response {
+  reservation.sync(response.headers, options);
+  reservation.release();
+  return response;
+}
+
+/** Reads the first {@link ERROR_BODY_BYTES} of a failure's body, then syncs the failure with it. */
+function errorTap(reservation: Reservation, headers: Headers, status: number) {
+  const text = new Collector(ERROR_BODY_BYTES);
+  return {
+    see: (chunk: Uint8Array) => text.add(chunk) && !text.full,
+    done: () => {
+      reservation.sync(headers, { status, body: parsed(text.text()) });
+      reservation.release();
+    },
+    left: () => reservation.release(),
+  };
+}
+
+/** Reads a JSON body's usage as it passes, settles it, syncs the headers and releases. */
+function jsonTap(
+  reservation: Reservation,
+  headers: Headers,
+  status: number,
+  endpoint: Endpoint,
+  settings: FetchSettings,
+) {
+  const text = new Collector(MAX_JSON_BYTES);
+  return {
+    see: (chunk: Uint8Array) => {
+      if (text.add(chunk)) return true;
+      settings.warn(tooLong("a response body", MAX_JSON_BYTES));
+      return false;
+    },
+    done: (how: TapEnd) => {
+      if (how === "end") {
+        const json = parsed(text.text()) as { usage?: unknown } | null | undefined;
+        const used = typeof json === "object" && json !== null ? usageOf(endpoint, json.usage, settings) : undefined;
+        if (used) settleQuietly(reservation, used);
+      }
+      reservation.sync(headers, { status });
+      reservation.release();
+    },
+  };
+}
+
+/** Decodes a body's bytes as they pass, up to `limit` bytes. */
+class Collector {
+  private readonly decoder = new TextDecoder();
+  private readonly parts: string[] = [];
+  private size = 0;
+
+  constructor(private readonly limit: number) {}
+
+  /** Takes a chunk (the part of it within the limit); returns whether all of it fitted. */
+  add(chunk: Uint8Array): boolean {
+    const room = this.limit - this.size;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.parts.push(this.decoder.decode(part, { stream: true }));
+    this.size += part.length;
+    return part === chunk;
+  }
+
+  get full(): boolean {
+    return this.size >= this.limit;
+  }
+
+  text(): string {
+    return this.parts.join("") + this.decoder.decode();
+  }
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text === "" ? undefined : text;
+  }
+}
+
+function tooLong(what: string, limit: number): Error {
+  return new Error(
+    `llm-limiter: ${what} is longer than ${limit} bytes and was not read for its usage; the estimate stands`,
+  );
+}
+
+function settleQuietly(reservation: Reservation, used: Estimate): void {
+  try {
+    reservation.settle(used);
+  } catch {
+    // A usage the limiter cannot take (input and output metered apart, a number given): the estimate stands.
+  }
+}
+
+/** The response with a new body, keeping what a caller reads: status, headers, URL, whether it was redirected. */
+function rebuilt(response: Response, body: ReadableStream<Uint8Array>): Response {
+  const next = new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+  Object.defineProperties(next, { url: { value: response.url }, redirected: { value: response.redirected } });
+  return next;
+}
