@@ -20,7 +20,12 @@ interface ApiCallErrorShape {
  * an abort).
  */
 export function failedResponse(error: unknown): FailedResponse | undefined {
-  return responseOf(error) ?? (isObject(error) ? responseOf((error as ApiCallErrorShape).cause) : undefined);
+  try {
+    return responseOf(error) ?? (isObject(error) ? responseOf((error as ApiCallErrorShape).cause) : undefined);
+  } catch {
+    // A getter or Proxy trap that throws: nothing readable to sync, and the caller's error stands.
+    return undefined;
+  }
 }
 
 function responseOf(error: unknown): FailedResponse | undefined {

@@ -250,7 +250,15 @@ function kindOf(status: number | undefined, codes: readonly string[], grpcStatus
 export function classifyFailure(failure: FailureParts, options?: ParseOptions): FailureClass;
 export function classifyFailure(failure: unknown, options?: ParseOptions): FailureClass;
 export function classifyFailure(failure: unknown, options: ParseOptions = {}): FailureClass {
-  const parts = partsOf(failure);
+  try {
+    return classify(partsOf(failure), options);
+  } catch {
+    // A thrown value whose getters, Proxy traps or header iterator throw tells nothing to retry on.
+    return { kind: "other" };
+  }
+}
+
+function classify(parts: ReturnType<typeof partsOf>, options: ParseOptions): FailureClass {
   const { root, message: bodyText } = bodyObject(parts.body);
   // `{ error: { ... } }` for most providers; openai-node hands over the inner object itself.
   const inner = object(root?.error) ?? root;
