@@ -361,7 +361,9 @@ export class SharedAdmission extends QueuedAdmission {
         if (due.at <= this.clock.now()) this.onAlarm();
         else this.awaitDue(due);
       },
-      () => {
+      (error: unknown) => {
+        // A corrupt field the poll met is repaired by the store; isFinal tells of it (onWarning).
+        this.link.isFinal(error);
         if (this.due === due) this.alarm.set(due.at);
       },
     );

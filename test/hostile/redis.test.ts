@@ -253,3 +253,34 @@ describe("a reply number that is not finite (a fake client, no server)", () => {
     await limiter.close();
   });
 });
+
+describeRedis.each(ADAPTER_NAMES)(
+  "a poisoned field met while a booking for later asks when it is due (%s)",
+  (adapter) => {
+    const raw = rawRedis();
+    const store = storeFactory(adapter);
+
+    it("warns of the repair (a final CORRUPT), and the waiter is still admitted", async () => {
+      const s = await store();
+      const onWarning = vi.fn();
+      // One request a second from empty: the call is booked for about a second later and polls every 50 ms.
+      const limiter = new Limiter({ rpm: 60, initial: "empty", store: s, onWarning, arrivalDelayMs: 0 });
+      try {
+        const later = limiter.acquire(1, { maxWaitMs: 30_000 });
+        await vi.waitFor(async () => expect(Number(await raw.hget(s["keys"][0], "rpm:l"))).toBeLessThan(0), {
+          timeout: 5_000,
+          interval: 5,
+        });
+        await raw.hset(s["keys"][0], "rpm:l", "nan");
+        await vi.waitFor(() => expect(onWarning).toHaveBeenCalled(), { timeout: 10_000, interval: 10 });
+        for (const [warning] of onWarning.mock.calls)
+          expect(warning).toMatchObject({ name: "StoreReplyError", replyCode: "CORRUPT" });
+        // The booking it held was taken before the repair emptied the bucket: its waiter still comes in.
+        (await later).release();
+        expectFinite(await raw.hgetall(s["keys"][0]));
+      } finally {
+        await limiter.close();
+      }
+    });
+  },
+);
