@@ -3,7 +3,7 @@ import { checkMaxWaitMs, resolveOptions } from "./config.js";
 import { buildBudget, mergeLimits, type Budget } from "./core/budget.js";
 import { wholeUnits } from "./core/bucket.js";
 import type { Clock } from "./core/clock.js";
-import { LimiterClosedError, LimiterError } from "./core/errors.js";
+import { LimiterClosedError, LimiterError, RequestTooLargeError } from "./core/errors.js";
 import { Ledger } from "./core/ledger.js";
 import type { Estimate, LimitChanges, Limits } from "./core/limits.js";
 import { Meters } from "./core/meters.js";
@@ -297,8 +297,30 @@ export class Limiter {
    */
   private reconfigure(budget: Budget, admit = true): void {
     this.apply(budget);
-    this.admission.rejectWhere((estimate, reserve) => this.meters.problemWith(estimate, reserve));
+    // Each round that starts a probe leaves one more provisional limit out (at most one round per learned one).
+    while (this.rejectTooLarge()) this.apply(budget);
     if (admit) this.admission.resume();
+  }
+
+  /**
+   * Rejects the waiters that can no longer fit, but not those too large only for a provisional
+   * learned limit: each such limit starts a probe instead. Returns whether one did (the budget
+   * must be merged again without it, and the waiters checked again).
+   */
+  private rejectTooLarge(): boolean {
+    let probed = false;
+    this.admission.rejectWhere((estimate, reserve) => {
+      const problem = this.meters.problemWith(estimate, reserve);
+      if (!this.probes(problem)) return problem;
+      probed = true;
+      return undefined;
+    });
+    return probed;
+  }
+
+  /** Whether `problem` is a call too large only for a provisional learned limit, which then goes out as a probe. */
+  private probes(problem: Error | undefined): boolean {
+    return problem instanceof RequestTooLargeError && this.headers.probe(problem.dimension);
   }
 
   private apply(configured: Budget): void {
@@ -309,7 +331,11 @@ export class Limiter {
   /** Throws on a request that can never be admitted: the limiter closed, a bad estimate or bad options. */
   private check(estimate: Estimate, options: AcquireOptions | undefined, rank: number): void {
     if (this.admission.closed) throw new LimiterClosedError();
-    const problem = this.meters.problemWith(estimate, this.classes.reserves[rank]!);
+    let problem = this.meters.problemWith(estimate, this.classes.reserves[rank]!);
+    while (this.probes(problem)) {
+      this.reconfigure(buildBudget(this.limits), false);
+      problem = this.meters.problemWith(estimate, this.classes.reserves[rank]!);
+    }
     if (problem) throw problem;
     if (!options) return;
     const { signal } = options;

@@ -38,7 +38,16 @@ export class HeaderSync {
 
   /** The configured budget with the limits learned so far folded in. */
   merge(configured: Budget): Budget {
-    return this.learned.merge(configured);
+    return this.learned.merge(configured, this.clock.now());
+  }
+
+  /**
+   * A call costs more than dimension `name` holds: whether it goes out as a probe instead of
+   * failing, the dimension's limit being a provisional learned one (see `LearnedLimits`). The
+   * caller then rebuilds the budget.
+   */
+  probe(name: string): boolean {
+    return this.learned.probe(name);
   }
 
   /** The origin of headers applied as current, tied to no request (`seq`: admissions so far). */

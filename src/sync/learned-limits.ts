@@ -4,27 +4,84 @@ import type { RateLimitView, ReportedUnit } from "../headers/types.js";
 import type { Unit } from "../core/limits.js";
 import { familyOf, UnknownWindows, type ResponseFacts } from "./unknown-windows.js";
 
-/** A budget the provider reported. */
-interface Reported {
-  readonly unit: Unit;
+/** A limit some responses reported, and how far it is trusted. */
+interface Tracked {
   readonly limit: number;
+  /** Responses in a row that reported this very limit (up to {@link CONFIRMATIONS}). */
+  readings: number;
+  /** A call too large for it alone goes out as a probe: until the next reading, the limit is not applied. */
+  probing: boolean;
+}
+
+/** A budget the provider reported. */
+interface Reported extends Tracked {
+  readonly unit: Unit;
   readonly windowMs: number;
   /**
    * No header told the window: the shortest the evidence allows (see {@link UnknownWindows}); the budget's name without
    * it.
    */
   readonly guessed: string | undefined;
+  /** Monotonic time of its last reading: a provisional limit decays from there. */
+  readonly readAt: number;
+}
+
+/**
+ * Responses in a row that must report the same limit before it is confirmed. Until then it is
+ * provisional: it never makes a call too large (the call goes out as a probe, or waits for the
+ * decay below), since one response from a proxy or a misconfigured gateway must not stop a service.
+ */
+export const CONFIRMATIONS = 3;
+/**
+ * How many budgets nobody configured a limiter learns at most: a sender varying its windows or names
+ * must not add a dimension per response (every admission walks them all). The least recently read goes.
+ */
+export const MAX_LEARNED = 16;
+
+/** Whether `t` is confirmed: reported by {@link CONFIRMATIONS} responses in a row. */
+function confirmed(t: Tracked): boolean {
+  return t.readings >= CONFIRMATIONS;
+}
+
+/** Readings in a row of `limit`, one more than `before`'s when it reported the same (`same`). */
+function readingsOf(before: Tracked | undefined, same: boolean): number {
+  return same && before !== undefined ? Math.min(CONFIRMATIONS, before.readings + 1) : 1;
+}
+
+/** Starts a probe past provisional `t`; false when it is confirmed or probed already. */
+function startProbe(t: Tracked | undefined): boolean {
+  if (t === undefined || t.probing || confirmed(t)) return false;
+  t.probing = true;
+  return true;
+}
+
+/**
+ * The burst a provisional limit below the configured capacity allows, `elapsed` ms after its last
+ * reading: it decays back toward the configured capacity, halfway per window, so that a reading
+ * no later response repeats stops binding within a few windows.
+ */
+function decayed(learned: Reported, configured: number, elapsed: number): number {
+  return configured - (configured - learned.limit) * 2 ** (-Math.max(0, elapsed) / learned.windowMs);
 }
 
 /**
  * Limits learned from response headers, merged with the configured ones: the
  * effective limit is the lower of the two (so a tier upgrade can raise it back
  * to the configured ceiling), and a reported budget nobody configured is added.
+ * A learned limit is provisional until {@link CONFIRMATIONS} responses in a row
+ * report it: below a configured one it caps only the burst, decaying back toward
+ * the configured one, and a call too large for it goes out as a probe (see
+ * {@link LearnedLimits.probe}). Only a configured or confirmed limit makes a call
+ * too large, or slows the configured rate.
  */
 export class LearnedLimits {
   private readonly reported = new Map<string, Reported>();
   /** Azure's sub-window allowances by unit: a burst cap, not a rate. */
-  private readonly bursts = new Map<Unit, number>();
+  private readonly bursts = new Map<Unit, Tracked>();
+  /** The dimensions the last merge capped by a burst, with its unit: a probe past them lifts that burst. */
+  private readonly cappedBy = new Map<string, Unit>();
+  /** The configured dimensions the last merge folded into. */
+  private configured: readonly Dimension[] = [];
   private concurrency: number | undefined;
   private heard = false;
   private readonly windows = new UnknownWindows();
@@ -48,8 +105,10 @@ export class LearnedLimits {
       }
       if (d.windowMs === undefined || d.windowMs <= 0) continue;
       if (isSubWindowAllowance(view.provider, d)) {
-        changed ||= this.bursts.get(d.unit) !== d.limit;
-        this.bursts.set(d.unit, d.limit);
+        const before = this.bursts.get(d.unit);
+        const same = before?.limit === d.limit;
+        changed ||= !same || before.probing || !confirmed(before);
+        this.bursts.set(d.unit, { limit: d.limit, readings: readingsOf(before, same), probing: false });
         continue;
       }
       const guessed = d.windowSource === "assumed" ? familyOf(name, d) : undefined;
@@ -63,16 +122,44 @@ export class LearnedLimits {
           changed = true;
         }
       }
-      const before = this.reported.get(name);
-      if (before?.limit === d.limit && before.windowMs === d.windowMs && before.guessed === guessed) continue;
-      this.reported.set(name, { unit: d.unit, limit: d.limit, windowMs: d.windowMs, guessed });
-      changed = true;
+      changed = this.read(name, d.unit, d.limit, d.windowMs, guessed, facts.now) || changed;
     }
     if (!this.heard && Object.keys(view.dimensions).length > 0) {
       this.heard = true;
       changed = true;
     }
     return changed;
+  }
+
+  /**
+   * One response's reading of budget `name`: the same budget again counts toward its confirmation (and ends
+   * a probe), another starts afresh. Kept last in order, so that the least recently read is the first
+   * beyond {@link MAX_LEARNED}. Returns whether the merged budget may change: a new or ended probe, a
+   * new limit, or a provisional one below the configured burst (whose decay starts again from now).
+   */
+  private read(name: string, unit: Unit, limit: number, windowMs: number, guessed: string | undefined, now: number) {
+    const before = this.reported.get(name);
+    this.reported.delete(name);
+    const same = before?.limit === limit && before.windowMs === windowMs && before.guessed === guessed;
+    const readings = readingsOf(before, same);
+    this.reported.set(name, { unit, limit, windowMs, guessed, readings, readAt: now, probing: false });
+    if (this.reported.size > MAX_LEARNED) this.reported.delete(this.reported.keys().next().value!);
+    if (!same || before.probing) return true;
+    // The count matters only to a limit below the configured burst: it decays from now, or is confirmed now.
+    const own = this.configured.find((d) => d.name === name);
+    return own !== undefined && limit < own.capacity && before.readings < CONFIRMATIONS;
+  }
+
+  /**
+   * A call costs more than the provisional limit of `name` can hold: it goes out as a probe,
+   * with that limit left out of the merged budget until the next response reports it (which
+   * either repeats it, toward confirmation, or tells another). Returns whether it did (the caller
+   * rebuilds the budget); false for a configured or confirmed limit, which makes the call too large.
+   */
+  probe(name: string): boolean {
+    if (startProbe(this.reported.get(name))) return true;
+    const unit = this.cappedBy.get(name);
+    return unit !== undefined && startProbe(this.bursts.get(unit));
   }
 
   /** Units some header gave a window: in this view, or learned before. */
@@ -84,28 +171,41 @@ export class LearnedLimits {
   }
 
   /**
-   * The configured budget with the reported one folded in. A limiter with no
+   * The configured budget with the reported one folded in, at monotonic `now`. A limiter with no
    * budget at all stays cautious (one call in flight) until headers arrive.
    * An Azure sub-window allowance caps the burst of the per-minute budgets of
    * its unit (their rate stands); with none configured it is taken as 10 s.
    */
-  merge(configured: Budget): Budget {
+  merge(configured: Budget, now: number): Budget {
+    this.configured = configured.dimensions;
     const byName = new Map<string, Dimension>(configured.dimensions.map((d) => [d.name, d]));
     for (const [name, r] of this.reported) {
+      if (r.probing) continue;
       const own = byName.get(name);
       if (!own) {
         const learned: Dimension = { name, unit: r.unit, limit: r.limit, windowMs: r.windowMs, capacity: r.limit };
         byName.set(name, r.guessed === undefined ? learned : { ...learned, windowGuessed: true });
-      } else if (r.limit < own.limit) {
+      } else if (r.limit < own.limit && confirmed(r)) {
         byName.set(name, { ...own, limit: r.limit, capacity: Math.min(own.capacity, r.limit) });
+      } else if (r.limit < own.capacity) {
+        // Provisional: it caps the burst, decaying back, and leaves the rate alone, so that a reading no
+        // later response repeats never makes the limiter wait longer than the configured rate does.
+        byName.set(name, { ...own, capacity: decayed(r, own.capacity, now - r.readAt) });
       }
     }
-    for (const [unit, burst] of this.bursts) {
+    this.cappedBy.clear();
+    for (const [unit, { limit: burst, probing }] of this.bursts) {
+      if (probing) continue;
       const perMinute = [...byName.values()].filter((d) => d.unit === unit && d.windowMs <= 60_000);
-      for (const d of perMinute) if (burst < d.capacity) byName.set(d.name, { ...d, capacity: burst });
+      for (const d of perMinute) {
+        if (burst >= d.capacity) continue;
+        byName.set(d.name, { ...d, capacity: burst });
+        this.cappedBy.set(d.name, unit);
+      }
       if (perMinute.length === 0) {
         const name = `${unit}/10s`;
         byName.set(name, { name, unit, limit: burst, windowMs: 10_000, capacity: burst });
+        this.cappedBy.set(name, unit);
       }
     }
     let concurrency = configured.concurrency;
