@@ -27,7 +27,9 @@ export interface LocalLevelTarget extends HoldTarget {
 /**
  * The provider's remaining brought forward from the request's admission to now:
  * refilled at the full rate, less what this limiter drew since (admissions less
- * refunds). Headers may be stamped when the request is admitted (then this is
+ * refunds). Signed: below 0 when this limiter's own draws still unseen exceed what the provider
+ * reported (the level is then set to 0, and such a reading tells nothing of other clients: the
+ * provider's level moved by an amount it hides). Headers may be stamped when the request is admitted (then this is
  * exact) or when the response is sent (then `remaining` already counts both,
  * and this can be too high when other clients drew on the key meanwhile); the
  * lower of the two readings is the safe one. At saturation they agree, since
@@ -45,7 +47,7 @@ function remainingNow(
   now: number,
 ): number {
   const current = remaining - onTheirWay;
-  return Math.max(0, Math.min(current, broughtForward(meter, remaining, origin, now) - unseen));
+  return Math.min(current, broughtForward(meter, remaining, origin, now) - unseen);
 }
 
 /** How quickly the claim cut by 429s grows back (slowly: each regrowth past the key's room costs a 429). */
@@ -56,6 +58,8 @@ const SHARE_TIME_CONSTANT_MS = 5_000;
 const NOISE_SHARE = 0.1;
 /** Never believe others leave us less than this fraction of the rate: the level sync still caps us. */
 const MIN_SHARE = 0.05;
+/** One response's reading can at most halve the share: a burst of noisy readings must not stall a lone client. */
+const MAX_CUT = 0.5;
 
 /**
  * Header sync of the buckets in this process. It sets levels to what the
@@ -114,23 +118,32 @@ export class LocalLevels implements LevelSync {
     const local = target.level(meter.name);
     if (local === undefined) return;
     // In a fixed window nothing refills before the boundary: what is left is the remaining less what was drawn since.
-    const truthOf = (): number =>
+    const signedTruth = (): number =>
       state.windowed
-        ? Math.max(0, Math.min(reported.remaining!, reported.remaining! - unseen))
+        ? Math.min(reported.remaining!, reported.remaining! - unseen)
         : remainingNow(meter, reported.remaining!, unseen, target.onTheirWay(meter.name), origin, now);
     const last = state.lastSyncAt;
     state.lastSyncAt = now;
-    const moved =
-      last === undefined || now <= last
-        ? undefined
-        : { providerGain: truthOf() - state.lastTruth, localGain: local - state.lastSet, dt: now - last };
+    // Readings of another limit (a tier change, a hostile response) are not comparable: no evidence from the pair.
+    const comparable = last !== undefined && now > last && state.lastLimit === meter.dimension.limit;
+    state.lastLimit = meter.dimension.limit;
+    const before = signedTruth();
+    const moved = comparable
+      ? {
+          providerGain: Math.max(0, before) - Math.max(0, state.lastTruth),
+          localGain: local - state.lastSet,
+          dt: now - last,
+        }
+      : undefined;
     const window = readWindow(state, meter.dimension, reported, view.provider, moved, now);
     recoverClaim(state, moved?.dt);
-    const truth = truthOf();
+    const signed = signedTruth();
+    const truth = Math.max(0, signed);
     heard?.(meter, local, truth);
     if (window === "revoked") target.endWindows(meter.name);
     else if (window) target.alignWindow(meter.name, window.startedBy, window.periodMs);
-    else if (moved && !state.windowed) this.learnShare(meter, state, moved);
+    // At or below 0, this limiter's own draws unseen may hide how the provider's level moved: no evidence of others.
+    else if (moved && !state.windowed && before > 0 && state.lastTruth > 0) this.learnShare(meter, state, moved);
     state.syncedSeq = origin.seq;
     // Every client on a shared key sees the same remaining: claim the part of it this client's
     // share of the rate says is its own, and after 429s less. Where the window is a guess, a
@@ -138,7 +151,7 @@ export class LocalLevels implements LevelSync {
     const share = meter.dimension.windowGuessed ? 1 : target.share(meter.name);
     const set = truth * Math.min(state.claim, share);
     target.resync(meter.name, set);
-    state.lastTruth = truth;
+    state.lastTruth = signed;
     state.lastSet = target.level(meter.name) ?? set;
   }
 
@@ -154,12 +167,13 @@ export class LocalLevels implements LevelSync {
     const rate = limit / windowMs;
     // A provider bucket at capacity says nobody is short of it: let the share recover.
     const full = state.lastTruth + providerGain >= capacity * 0.99;
-    const sample = full ? 0 : (localGain - providerGain) / dt + (1 - this.target.share(meter.name)) * rate;
+    const share = this.target.share(meter.name);
+    const sample = full ? 0 : (localGain - providerGain) / dt + (1 - share) * rate;
     const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
     state.othersRate += weight * (sample - state.othersRate);
     // A dead zone: a lone client's noise must not cost it throughput; a real neighbour shows well above it.
     const others = state.othersRate < NOISE_SHARE * rate ? 0 : state.othersRate;
-    this.target.setShare(meter.name, Math.min(1, Math.max(MIN_SHARE, 1 - others / rate)));
+    this.target.setShare(meter.name, Math.min(1, Math.max(MIN_SHARE, share * MAX_CUT, 1 - others / rate)));
   }
 
   /**

@@ -13,9 +13,11 @@ export interface SyncState {
    * 429s (the evidence that several clients read the same remaining), growing back over time.
    */
   claim: number;
-  /** The provider's level and the local one as the last sync left them. */
+  /** The provider's level (signed: see `remainingNow`) and the local one as the last sync left them. */
   lastTruth: number;
   lastSet: number;
+  /** The dimension's limit at the last sync: readings of another are not compared. */
+  lastLimit: number | undefined;
   /** The headers showed the provider metering this dimension in fixed windows: no share learning. */
   windowed: boolean;
   /** Admissions counted when a 429 last cut the share and the claim: 429s of requests admitted by then add nothing. */
@@ -33,6 +35,7 @@ export function createSyncState(): SyncState {
     claim: 1,
     lastTruth: 0,
     lastSet: 0,
+    lastLimit: undefined,
     windowed: false,
     cutAtSeq: 0,
     resetAnchor: undefined,
