@@ -1,6 +1,6 @@
 import type { Budget, Dimension } from "../core/budget.js";
 import { isSubWindowAllowance } from "./fixed-windows.js";
-import type { RateLimitView, ReportedUnit } from "../headers/types.js";
+import type { RateLimitView, ReportedDimension, ReportedUnit } from "../headers/types.js";
 import type { Unit } from "../core/limits.js";
 import { familyOf, UnknownWindows, type ResponseFacts } from "./unknown-windows.js";
 
@@ -24,6 +24,8 @@ interface Reported extends Tracked {
   readonly guessed: string | undefined;
   /** Monotonic time of its last reading: a provisional limit decays from there. */
   readonly readAt: number;
+  /** The limit its reset implies (see {@link impliedLimit}): a provisional limit refills no slower. */
+  readonly implied: number;
 }
 
 /**
@@ -55,13 +57,29 @@ function startProbe(t: Tracked | undefined): boolean {
   return true;
 }
 
+/** A reset that refills faster than this many times the limit's own rate says the limit is not the bucket's. */
+const IMPLIED_SLACK = 1.1;
+
 /**
- * The burst a provisional limit below the configured capacity allows, `elapsed` ms after its last
- * reading: it decays back toward the configured capacity, halfway per window, so that a reading
- * no later response repeats stops binding within a few windows.
+ * The limit per window that `d`'s own reset implies: a bucket's reset is the time to refill what
+ * is missing at the limit's rate, so `(limit - remaining) × window / reset`. `limit` when the
+ * reset says nothing, or agrees within {@link IMPLIED_SLACK}; more when it refills faster (a limit
+ * of 1 with a reset of a second refills at 60 a minute): obeying the headers is never slower.
  */
-function decayed(learned: Reported, configured: number, elapsed: number): number {
-  return configured - (configured - learned.limit) * 2 ** (-Math.max(0, elapsed) / learned.windowMs);
+function impliedLimit(d: ReportedDimension, limit: number, windowMs: number): number {
+  const { remaining, resetMs } = d;
+  if (remaining === undefined || resetMs === undefined || resetMs <= 0 || remaining >= limit) return limit;
+  const implied = ((limit - remaining) * windowMs) / resetMs;
+  return implied > IMPLIED_SLACK * limit ? implied : limit;
+}
+
+/**
+ * What a provisional `learned` value below a configured one allows `elapsed` ms after its last
+ * reading: it decays back toward the configured one, halfway per window, so that a reading no
+ * later response repeats stops binding within a few windows.
+ */
+function decayed(learned: number, configured: number, elapsed: number, windowMs: number): number {
+  return configured - (configured - learned) * 2 ** (-Math.max(0, elapsed) / windowMs);
 }
 
 /**
@@ -69,10 +87,10 @@ function decayed(learned: Reported, configured: number, elapsed: number): number
  * effective limit is the lower of the two (so a tier upgrade can raise it back
  * to the configured ceiling), and a reported budget nobody configured is added.
  * A learned limit is provisional until {@link CONFIRMATIONS} responses in a row
- * report it: below a configured one it caps only the burst, decaying back toward
- * the configured one, and a call too large for it goes out as a probe (see
+ * report it: below a configured one it decays back toward it (and refills no slower
+ * than its own reset implies), and a call too large for it goes out as a probe (see
  * {@link LearnedLimits.probe}). Only a configured or confirmed limit makes a call
- * too large, or slows the configured rate.
+ * too large.
  */
 export class LearnedLimits {
   private readonly reported = new Map<string, Reported>();
@@ -122,7 +140,8 @@ export class LearnedLimits {
           changed = true;
         }
       }
-      changed = this.read(name, d.unit, d.limit, d.windowMs, guessed, facts.now) || changed;
+      const reading = { unit: d.unit, limit: d.limit, windowMs: d.windowMs, guessed, readAt: facts.now };
+      changed = this.read(name, { ...reading, implied: impliedLimit(d, d.limit, d.windowMs) }) || changed;
     }
     if (!this.heard && Object.keys(view.dimensions).length > 0) {
       this.heard = true;
@@ -135,19 +154,20 @@ export class LearnedLimits {
    * One response's reading of budget `name`: the same budget again counts toward its confirmation (and ends
    * a probe), another starts afresh. Kept last in order, so that the least recently read is the first
    * beyond {@link MAX_LEARNED}. Returns whether the merged budget may change: a new or ended probe, a
-   * new limit, or a provisional one below the configured burst (whose decay starts again from now).
+   * new limit, or a provisional one (confirmed now, or decaying from now).
    */
-  private read(name: string, unit: Unit, limit: number, windowMs: number, guessed: string | undefined, now: number) {
+  private read(name: string, reading: Omit<Reported, "readings" | "probing">): boolean {
+    const { limit, windowMs, guessed } = reading;
     const before = this.reported.get(name);
     this.reported.delete(name);
     const same = before?.limit === limit && before.windowMs === windowMs && before.guessed === guessed;
-    const readings = readingsOf(before, same);
-    this.reported.set(name, { unit, limit, windowMs, guessed, readings, readAt: now, probing: false });
+    this.reported.set(name, { ...reading, readings: readingsOf(before, same), probing: false });
     if (this.reported.size > MAX_LEARNED) this.reported.delete(this.reported.keys().next().value!);
     if (!same || before.probing) return true;
-    // The count matters only to a limit below the configured burst: it decays from now, or is confirmed now.
+    // The count matters to a limit nobody configured (the rate its reset implies, until confirmed) and to one
+    // below the configured limit (it decays from now, or is confirmed now).
     const own = this.configured.find((d) => d.name === name);
-    return own !== undefined && limit < own.capacity && before.readings < CONFIRMATIONS;
+    return (own === undefined || limit < own.limit) && before.readings < CONFIRMATIONS;
   }
 
   /**
@@ -183,14 +203,17 @@ export class LearnedLimits {
       if (r.probing) continue;
       const own = byName.get(name);
       if (!own) {
-        const learned: Dimension = { name, unit: r.unit, limit: r.limit, windowMs: r.windowMs, capacity: r.limit };
+        const limit = confirmed(r) ? r.limit : r.implied;
+        const learned: Dimension = { name, unit: r.unit, limit, windowMs: r.windowMs, capacity: r.limit };
         byName.set(name, r.guessed === undefined ? learned : { ...learned, windowGuessed: true });
       } else if (r.limit < own.limit && confirmed(r)) {
         byName.set(name, { ...own, limit: r.limit, capacity: Math.min(own.capacity, r.limit) });
-      } else if (r.limit < own.capacity) {
-        // Provisional: it caps the burst, decaying back, and leaves the rate alone, so that a reading no
-        // later response repeats never makes the limiter wait longer than the configured rate does.
-        byName.set(name, { ...own, capacity: decayed(r, own.capacity, now - r.readAt) });
+      } else if (r.limit < own.limit) {
+        // Provisional: both decay back, and the rate is never below what the reading's own reset implies.
+        const elapsed = now - r.readAt;
+        const limit = decayed(Math.min(own.limit, r.implied), own.limit, elapsed, r.windowMs);
+        const capacity = Math.min(own.capacity, decayed(r.limit, own.limit, elapsed, r.windowMs));
+        byName.set(name, { ...own, limit, capacity });
       }
     }
     this.cappedBy.clear();
