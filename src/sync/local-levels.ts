@@ -10,6 +10,8 @@ import { createSyncState, type SyncState } from "./state.js";
 export interface LocalLevelTarget extends HoldTarget {
   /** Current level of dimension `name` (refilled to now), if it exists. */
   level(name: string): number | undefined;
+  /** Everything refunded to dimension `name` so far. */
+  refunded(name: string): number;
   /** What dimension `name` drew that may not have reached the provider yet. */
   onTheirWay(name: string): number;
   /** Sets dimension `name` to `level` as a fresher response reports it, never above this limiter's own count. */
@@ -27,9 +29,7 @@ export interface LocalLevelTarget extends HoldTarget {
 /**
  * The provider's remaining brought forward from the request's admission to now:
  * refilled at the full rate, less what this limiter drew since (admissions less
- * refunds). Signed: below 0 when this limiter's own draws still unseen exceed what the provider
- * reported (the level is then set to 0, and such a reading tells nothing of other clients: the
- * provider's level moved by an amount it hides). Headers may be stamped when the request is admitted (then this is
+ * refunds). Headers may be stamped when the request is admitted (then this is
  * exact) or when the response is sent (then `remaining` already counts both,
  * and this can be too high when other clients drew on the key meanwhile); the
  * lower of the two readings is the safe one. At saturation they agree, since
@@ -47,7 +47,7 @@ function remainingNow(
   now: number,
 ): number {
   const current = remaining - onTheirWay;
-  return Math.min(current, broughtForward(meter, remaining, origin, now) - unseen);
+  return Math.max(0, Math.min(current, broughtForward(meter, remaining, origin, now) - unseen));
 }
 
 /** How quickly the claim cut by 429s grows back (slowly: each regrowth past the key's room costs a 429). */
@@ -118,32 +118,38 @@ export class LocalLevels implements LevelSync {
     const local = target.level(meter.name);
     if (local === undefined) return;
     // In a fixed window nothing refills before the boundary: what is left is the remaining less what was drawn since.
-    const signedTruth = (): number =>
+    const truthOf = (): number =>
       state.windowed
-        ? Math.min(reported.remaining!, reported.remaining! - unseen)
+        ? Math.max(0, Math.min(reported.remaining!, reported.remaining! - unseen))
         : remainingNow(meter, reported.remaining!, unseen, target.onTheirWay(meter.name), origin, now);
     const last = state.lastSyncAt;
     state.lastSyncAt = now;
     // Readings of another limit (a tier change, a hostile response) are not comparable: no evidence from the pair.
     const comparable = last !== undefined && now > last && state.lastLimit === meter.dimension.limit;
     state.lastLimit = meter.dimension.limit;
-    const before = signedTruth();
     const moved = comparable
-      ? {
-          providerGain: Math.max(0, before) - Math.max(0, state.lastTruth),
-          localGain: local - state.lastSet,
-          dt: now - last,
-        }
+      ? { providerGain: truthOf() - state.lastTruth, localGain: local - state.lastSet, dt: now - last }
       : undefined;
     const window = readWindow(state, meter.dimension, reported, view.provider, moved, now);
     recoverClaim(state, moved?.dt);
-    const signed = signedTruth();
-    const truth = Math.max(0, signed);
+    const truth = truthOf();
     heard?.(meter, local, truth);
     if (window === "revoked") target.endWindows(meter.name);
     else if (window) target.alignWindow(meter.name, window.startedBy, window.periodMs);
-    // At or below 0, this limiter's own draws unseen may hide how the provider's level moved: no evidence of others.
-    else if (moved && !state.windowed && before > 0 && state.lastTruth > 0) this.learnShare(meter, state, moved);
+    // The share compares what the provider counted by the time it answered (its remaining, less the draws not there
+    // yet): the brought-forward reading takes off every draw admitted since the request, which a burst answered at
+    // once had all counted, and would read as a neighbour. From a reading below 0 the level shown understates how
+    // far the provider's rose since: no evidence of others.
+    // Nor are this limiter's refunds since the last sync evidence: the provider never counted what they give back
+    // (a call reserves its max_tokens and uses less), so they are left out of the local level's move.
+    const seen = reported.remaining - target.onTheirWay(meter.name);
+    const refunded = target.refunded(meter.name);
+    if (!window && moved && !state.windowed && state.lastSeen >= 0) {
+      const localGain = moved.localGain - (refunded - state.lastRefunded);
+      this.learnShare(meter, state, { ...moved, localGain, providerGain: seen - state.lastSeen });
+    }
+    state.lastSeen = seen;
+    state.lastRefunded = refunded;
     state.syncedSeq = origin.seq;
     // Every client on a shared key sees the same remaining: claim the part of it this client's
     // share of the rate says is its own, and after 429s less. Where the window is a guess, a
@@ -151,7 +157,7 @@ export class LocalLevels implements LevelSync {
     const share = meter.dimension.windowGuessed ? 1 : target.share(meter.name);
     const set = truth * Math.min(state.claim, share);
     target.resync(meter.name, set);
-    state.lastTruth = signed;
+    state.lastTruth = truth;
     state.lastSet = target.level(meter.name) ?? set;
   }
 
@@ -166,9 +172,13 @@ export class LocalLevels implements LevelSync {
     const { limit, windowMs, capacity } = meter.dimension;
     const rate = limit / windowMs;
     // A provider bucket at capacity says nobody is short of it: let the share recover.
-    const full = state.lastTruth + providerGain >= capacity * 0.99;
+    const full = state.lastSeen + providerGain >= capacity * 0.99;
     const share = this.target.share(meter.name);
-    const sample = full ? 0 : (localGain - providerGain) / dt + (1 - share) * rate;
+    // Others cannot draw more than the whole rate for long (the provider's bucket holds every client to it): a
+    // sample beyond it is a burst or noise, and counts as the rate at most. So one response can cut the share by
+    // no more than the time since the last allows (1 - e^(-dt / SHARE_TIME_CONSTANT_MS)).
+    const drawn = full ? 0 : (localGain - providerGain) / dt + (1 - share) * rate;
+    const sample = Math.min(rate, Math.max(-rate, drawn));
     const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
     state.othersRate += weight * (sample - state.othersRate);
     // A dead zone: a lone client's noise must not cost it throughput; a real neighbour shows well above it.

@@ -13,9 +13,13 @@ export interface SyncState {
    * 429s (the evidence that several clients read the same remaining), growing back over time.
    */
   claim: number;
-  /** The provider's level (signed: see `remainingNow`) and the local one as the last sync left them. */
+  /** The provider's level and the local one as the last sync left them. */
   lastTruth: number;
   lastSet: number;
+  /** The provider's remaining as the last sync read it, less this limiter's draws not there yet (share evidence). */
+  lastSeen: number;
+  /** What this limiter had refunded on the dimension by the last sync. */
+  lastRefunded: number;
   /** The dimension's limit at the last sync: readings of another are not compared. */
   lastLimit: number | undefined;
   /** The headers showed the provider metering this dimension in fixed windows: no share learning. */
@@ -35,6 +39,8 @@ export function createSyncState(): SyncState {
     claim: 1,
     lastTruth: 0,
     lastSet: 0,
+    lastSeen: 0,
+    lastRefunded: 0,
     lastLimit: undefined,
     windowed: false,
     cutAtSeq: 0,
