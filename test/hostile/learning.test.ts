@@ -60,17 +60,28 @@ describe("a hostile limit: provisional until confirmed", () => {
     expect(await admits(limiter, 5_000)).toBe(true);
   });
 
-  it("below the configured limit, a provisional one caps the burst only, decaying back halfway per window", async () => {
+  it("below the configured limit, a provisional one decays back toward it, halfway per window", async () => {
     const limiter = new Limiter({ rpm: 60, provider: "openai", initial: "full" });
     limiter.sync({ "x-ratelimit-limit-requests": "2", "x-ratelimit-remaining-requests": "2" });
-    expect(limiter.snapshot().dimensions.rpm).toMatchObject({ limit: 60, capacity: 2 });
+    expect(limiter.snapshot().dimensions.rpm).toMatchObject({ limit: 2, capacity: 2 });
     await time.timers.tickAsync(60_000);
     // Any later response (here one that says nothing of requests) applies the decay.
     limiter.sync(tokens("100000"));
+    expect(limiter.snapshot().dimensions.rpm?.limit).toBeCloseTo(31, 5);
     expect(limiter.snapshot().dimensions.rpm?.capacity).toBeCloseTo(31, 5);
   });
 
-  it("limit 1, remaining 0 after a normal response on a 60 rpm limiter: the next call within a second, not 20 minutes", async () => {
+  it("a provisional limit refills no slower than its own reset implies: limit 1, reset 1 s is 60 a minute", () => {
+    const limiter = new Limiter({ provider: "openai" });
+    limiter.sync({
+      "x-ratelimit-limit-requests": "1",
+      "x-ratelimit-remaining-requests": "0",
+      "x-ratelimit-reset-requests": "1s",
+    });
+    expect(limiter.snapshot().dimensions.rpm).toMatchObject({ limit: 60, capacity: 1 });
+  });
+
+  it("limit 1, remaining 0 after a normal response on a 60 rpm limiter: the next call within seconds, not 20 minutes", async () => {
     const limiter = new Limiter({ rpm: 60, provider: "openai", initial: "full" });
     const first = await limiter.acquire(0);
     first.sync({
@@ -94,7 +105,8 @@ describe("a hostile limit: provisional until confirmed", () => {
       r.release();
     });
     await time.timers.tickAsync(60_000);
-    expect(admittedAt - start).toBeLessThanOrEqual(1_000);
+    // A second's refill, once the call before it has reached the provider (arrivalDelayMs).
+    expect(admittedAt - start).toBeLessThanOrEqual(2_000);
   });
 
   it("a waiter queued when a provisional limit arrives is not rejected: it goes out as a probe", async () => {
@@ -112,5 +124,52 @@ describe("a hostile limit: provisional until confirmed", () => {
     first.release();
     await time.timers.tickAsync(1_000);
     expect(outcome).toBe("admitted");
+  });
+});
+
+describe("a hostile reset: beyond its window, no window evidence", () => {
+  it("ten responses whose reset stays 24 h ahead leave a per-minute budget a bucket: drained, it refills in seconds", async () => {
+    const limiter = new Limiter({ rpm: 60, provider: "openai", initial: "full" });
+    // Five calls a second, each response counting them all (the provider's count falls as this limiter's does).
+    for (let i = 0; i < 10; i++) {
+      for (let n = 0; n < 5; n++) (await limiter.acquire(0)).release();
+      const remaining = Math.max(0, 60 - 5 * (i + 1) + i);
+      limiter.sync({
+        "x-ratelimit-limit-requests": "60",
+        "x-ratelimit-remaining-requests": String(remaining),
+        "x-ratelimit-reset-requests": "24h0m0s",
+      });
+      await time.timers.tickAsync(1_000);
+    }
+    expect(limiter.snapshot().dimensions.rpm?.resetInMs).toBeUndefined();
+    for (let r = limiter.tryAcquire(0); r !== undefined; r = limiter.tryAcquire(0)) r.release();
+    const start = performance.now();
+    let admittedAt = Infinity;
+    void limiter.acquire(0).then((r) => {
+      admittedAt = performance.now();
+      r.release();
+    });
+    await time.timers.tickAsync(60_000);
+    expect(admittedAt - start).toBeLessThanOrEqual(1_000);
+  });
+});
+
+describe("unbounded learning, bounded", () => {
+  it("an IETF window of 31.7 years is read as a month", () => {
+    const view = parseRateLimitHeaders(
+      { "ratelimit-policy": '"p";q=10;w=1000000000', ratelimit: '"p";r=0;t=1' },
+      { provider: "ietf" },
+    );
+    expect(Object.values(view.dimensions)).toMatchObject([{ limit: 10, windowMs: 30 * 86_400_000 }]);
+  });
+
+  it("a sender varying w adds at most 16 learned dimensions, however many responses", () => {
+    const limiter = new Limiter({ rpm: 600, provider: "ietf" });
+    for (let w = 1; w <= 2_000; w++) limiter.sync({ "ratelimit-policy": `"p";q=100;w=${w}`, ratelimit: '"p";r=50' });
+    const names = Object.keys(limiter.snapshot().dimensions);
+    expect(names).toHaveLength(1 + 16);
+    // The least recently read went: the last 16 windows stay.
+    expect(names).toContain("requests/2000s");
+    expect(names).not.toContain("requests/1984s");
   });
 });
