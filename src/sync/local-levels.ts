@@ -4,7 +4,7 @@ import type { FailureClass } from "../headers/failures.js";
 import type { RateLimitView } from "../headers/types.js";
 import { readWindow, windowFromRetryHint } from "./fixed-windows.js";
 import { broughtForward, holdBack, namedBy, type HoldTarget, type LevelHeard, type LevelSync } from "./level-sync.js";
-import { createSyncState, type ShareMoves, type SyncState } from "./state.js";
+import { createSyncState, type SyncState } from "./state.js";
 
 /** The buckets in this process, as header sync moves them (`LocalBuckets`). */
 export interface LocalLevelTarget extends HoldTarget {
@@ -139,24 +139,17 @@ export class LocalLevels implements LevelSync {
     // The share compares what the provider counted by the time it answered (its remaining, less the draws not there
     // yet): the brought-forward reading takes off every draw admitted since the request, which a burst answered at
     // once had all counted, and would read as a neighbour. From a reading below 0 the level shown understates how
-    // far the provider's rose since: no evidence of others. A call's refund comes after its response was synced,
-    // while that response already counted it: so each pair of readings is learned from at the next sync, with the
-    // refunds given since (the last response's call's) moved back into it.
+    // far the provider's rose since: no evidence of others.
+    // Nor are this limiter's refunds since the last sync evidence: the provider never counted what they give back
+    // (a call reserves its max_tokens and uses less), so they are left out of the local level's move.
     const seen = reported.remaining - target.onTheirWay(meter.name);
-    const refunded = target.refunded(meter.name) - state.lastRefunded;
-    const pending = state.pendingMoves;
-    if (pending) this.learnShare(meter, state, { ...pending, localGain: pending.localGain + refunded });
-    state.pendingMoves =
-      !window && moved && !state.windowed && state.lastSeen >= 0
-        ? {
-            providerGain: seen - state.lastSeen,
-            localGain: moved.localGain - refunded,
-            dt: moved.dt,
-            lastSeen: state.lastSeen,
-          }
-        : undefined;
+    const refunded = target.refunded(meter.name);
+    if (!window && moved && !state.windowed && state.lastSeen >= 0) {
+      const localGain = moved.localGain - (refunded - state.lastRefunded);
+      this.learnShare(meter, state, { ...moved, localGain, providerGain: seen - state.lastSeen });
+    }
     state.lastSeen = seen;
-    state.lastRefunded += refunded;
+    state.lastRefunded = refunded;
     state.syncedSeq = origin.seq;
     // Every client on a shared key sees the same remaining: claim the part of it this client's
     // share of the rate says is its own, and after 429s less. Where the window is a guess, a
@@ -175,13 +168,17 @@ export class LocalLevels implements LevelSync {
    * Noise in either direction averages out, so samples stay signed; a
    * time-weighted average of their rate sets the local refill share.
    */
-  private learnShare(meter: Meter, state: SyncState, { providerGain, localGain, dt, lastSeen }: ShareMoves): void {
+  private learnShare(meter: Meter, state: SyncState, { providerGain, localGain, dt }: LevelMoves): void {
     const { limit, windowMs, capacity } = meter.dimension;
     const rate = limit / windowMs;
     // A provider bucket at capacity says nobody is short of it: let the share recover.
-    const full = lastSeen + providerGain >= capacity * 0.99;
+    const full = state.lastSeen + providerGain >= capacity * 0.99;
     const share = this.target.share(meter.name);
-    const sample = full ? 0 : (localGain - providerGain) / dt + (1 - share) * rate;
+    // Others cannot draw more than the whole rate for long (the provider's bucket holds every client to it): a
+    // sample beyond it is a burst or noise, and counts as the rate at most. So one response can cut the share by
+    // no more than the time since the last allows (1 - e^(-dt / SHARE_TIME_CONSTANT_MS)).
+    const drawn = full ? 0 : (localGain - providerGain) / dt + (1 - share) * rate;
+    const sample = Math.min(rate, Math.max(-rate, drawn));
     const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
     state.othersRate += weight * (sample - state.othersRate);
     // A dead zone: a lone client's noise must not cost it throughput; a real neighbour shows well above it.
@@ -222,6 +219,13 @@ export class LocalLevels implements LevelSync {
     this.target.alignWindow(meter.name, window.startedBy, window.periodMs);
     this.target.lower(meter.name, 0);
   }
+}
+
+/** How the provider's level and the local one moved between two syncs `dt` ms apart. */
+interface LevelMoves {
+  readonly providerGain: number;
+  readonly localGain: number;
+  readonly dt: number;
 }
 
 /** The claim grows back toward the whole remaining while no 429 cuts it, over `dt` since the last sync. */

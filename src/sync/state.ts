@@ -1,13 +1,5 @@
 import type { ResetReading } from "./reset-evidence.js";
 
-/** How the provider's level (from `lastSeen`) and the local one moved between two syncs `dt` ms apart. */
-export interface ShareMoves {
-  readonly providerGain: number;
-  readonly localGain: number;
-  readonly dt: number;
-  readonly lastSeen: number;
-}
-
 /** What header sync has learned of one dimension, and the readings it compares the next response with. */
 export interface SyncState {
   /** `seq` of the freshest response whose levels were applied. */
@@ -28,8 +20,6 @@ export interface SyncState {
   lastSeen: number;
   /** What this limiter had refunded on the dimension by the last sync. */
   lastRefunded: number;
-  /** The last pair of readings, learned from at the next sync (with the refunds given meanwhile). */
-  pendingMoves: ShareMoves | undefined;
   /** The dimension's limit at the last sync: readings of another are not compared. */
   lastLimit: number | undefined;
   /** The headers showed the provider metering this dimension in fixed windows: no share learning. */
@@ -51,7 +41,6 @@ export function createSyncState(): SyncState {
     lastSet: 0,
     lastSeen: 0,
     lastRefunded: 0,
-    pendingMoves: undefined,
     lastLimit: undefined,
     windowed: false,
     cutAtSeq: 0,
