@@ -174,11 +174,7 @@ export class LocalLevels implements LevelSync {
     // A provider bucket at capacity says nobody is short of it: let the share recover.
     const full = state.lastSeen + providerGain >= capacity * 0.99;
     const share = this.target.share(meter.name);
-    // Others cannot draw more than the whole rate for long (the provider's bucket holds every client to it): a
-    // sample beyond it is a burst or noise, and counts as the rate at most. So one response can cut the share by
-    // no more than the time since the last allows (1 - e^(-dt / SHARE_TIME_CONSTANT_MS)).
-    const drawn = full ? 0 : (localGain - providerGain) / dt + (1 - share) * rate;
-    const sample = Math.min(rate, Math.max(-rate, drawn));
+    const sample = full ? 0 : (localGain - providerGain) / dt + (1 - share) * rate;
     const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
     state.othersRate += weight * (sample - state.othersRate);
     // A dead zone: a lone client's noise must not cost it throughput; a real neighbour shows well above it.
