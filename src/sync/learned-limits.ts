@@ -1,5 +1,6 @@
 import type { Budget, Dimension } from "../core/budget.js";
 import { isSubWindowAllowance } from "./fixed-windows.js";
+import { RESET_SLACK_MS } from "./reset-evidence.js";
 import type { RateLimitView, ReportedDimension, ReportedUnit } from "../headers/types.js";
 import type { Unit } from "../core/limits.js";
 import { familyOf, UnknownWindows, type ResponseFacts } from "./unknown-windows.js";
@@ -62,24 +63,27 @@ const IMPLIED_SLACK = 1.1;
 
 /**
  * The limit per window that `d`'s own reset implies: a bucket's reset is the time to refill what
- * is missing at the limit's rate, so `(limit - remaining) × window / reset`. `limit` when the
- * reset says nothing, or agrees within {@link IMPLIED_SLACK}; more when it refills faster (a limit
- * of 1 with a reset of a second refills at 60 a minute): obeying the headers is never slower.
+ * is missing at the limit's rate, so `(limit - remaining) × window / reset`, the reset taken as
+ * late as its rounding allows. `limit` when the reset says nothing, or agrees within
+ * {@link IMPLIED_SLACK}; more when it refills faster (a limit of 1 with a reset of a second
+ * refills at 20 a minute at least): obeying the headers is never slower.
  */
 function impliedLimit(d: ReportedDimension, limit: number, windowMs: number): number {
   const { remaining, resetMs } = d;
   if (remaining === undefined || resetMs === undefined || resetMs <= 0 || remaining >= limit) return limit;
-  const implied = ((limit - remaining) * windowMs) / resetMs;
+  // The reset read late by as much as its rounding allows: the slower refill, the safe side.
+  const implied = Math.floor(((limit - remaining) * windowMs) / (resetMs + RESET_SLACK_MS));
   return implied > IMPLIED_SLACK * limit ? implied : limit;
 }
 
 /**
  * What a provisional `learned` value below a configured one allows `elapsed` ms after its last
- * reading: it decays back toward the configured one, halfway per window, so that a reading no
- * later response repeats stops binding within a few windows.
+ * reading: it decays back toward the configured one, halfway per window (rounded down), so that a
+ * reading no later response repeats stops binding within a few windows.
  */
 function decayed(learned: number, configured: number, elapsed: number, windowMs: number): number {
-  return configured - (configured - learned) * 2 ** (-Math.max(0, elapsed) / windowMs);
+  // Whole, rounded down (the safe side), like every limit a header gives.
+  return Math.floor(configured - (configured - learned) * 2 ** (-Math.max(0, elapsed) / windowMs));
 }
 
 /**

@@ -5,7 +5,7 @@ import type { ProviderName, ReportedDimension } from "../headers/types.js";
  * whole seconds (RFC 3339, `6m0s`, epoch seconds) and another for the `Date`
  * header that corrects the wall clock.
  */
-const RESET_SLACK_MS = 2_000;
+export const RESET_SLACK_MS = 2_000;
 /** Anthropic rounds token remainders to the nearest thousand (shared/providers.md). */
 const ANTHROPIC_TOKEN_STEP = 1_000;
 
