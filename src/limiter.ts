@@ -269,7 +269,8 @@ export class Limiter {
     if (this.admission.closed) return;
     this.admission.heard();
     const failure = this.headers.failureOf(headers, options);
-    if (this.headers.learn(view, origin, failure, this.meters)) this.reconfigure(buildBudget(this.limits), false);
+    if (this.headers.learn(view, origin, failure, this.meters, options))
+      this.reconfigure(buildBudget(this.limits), false);
     const pausedUntil = this.headers.apply(view, origin, failure, this.meters, this.ledger.admissions);
     if (pausedUntil > 0) this.admission.pauseAll(pausedUntil);
     const { synced, rateLimited } = this.events.channels;

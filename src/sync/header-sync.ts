@@ -8,6 +8,7 @@ import { classifyFailure, type FailureClass } from "../headers/failures.js";
 import { parseRateLimitHeaders } from "../headers/parse.js";
 import type { HeaderInput, ParseOptions, ProviderName, RateLimitView } from "../headers/types.js";
 import { LearnedLimits } from "./learned-limits.js";
+import { saysRequestTooLarge } from "./too-large.js";
 import type { LevelSync } from "./level-sync.js";
 
 /** How one response is read: whose dialect, its status, its body (`SyncOptions`). */
@@ -76,11 +77,19 @@ export class HeaderSync {
    * said). Returns whether the budget may have changed: the caller rebuilds it
    * before the levels are applied, so that a budget learned here is synced before it admits.
    */
-  learn(view: RateLimitView, origin: SyncOrigin, failure: FailureClass | undefined, meters: Meters): boolean {
+  learn(
+    view: RateLimitView,
+    origin: SyncOrigin,
+    failure: FailureClass | undefined,
+    meters: Meters,
+    options: ResponseReading | undefined,
+  ): boolean {
     if (origin.seq < this.learnedSeq) return false;
     this.learnedSeq = origin.seq;
     const facts = { now: this.clock.now(), origin, meters: this.levels.ownDraws(meters.byName), failure };
-    return this.learned.learn(view, facts);
+    // The provider's own "request too large" confirms the token limits this response reports.
+    const confirmsTokens = failure?.kind === "rate" && saysRequestTooLarge(options?.body);
+    return this.learned.learn(view, facts, confirmsTokens);
   }
 
   /**

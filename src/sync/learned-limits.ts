@@ -114,7 +114,7 @@ export class LearnedLimits {
    * learned); returns whether the effective budget may have changed (the caller then
    * rebuilds it).
    */
-  learn(view: RateLimitView, facts: ResponseFacts): boolean {
+  learn(view: RateLimitView, facts: ResponseFacts, confirmsTokens = false): boolean {
     const guesses = Object.values(view.dimensions).some((d) => d.windowSource === "assumed");
     if (guesses || facts.failure !== undefined) this.windows.read(view, facts, this.toldUnits(view));
     let changed = false;
@@ -145,7 +145,8 @@ export class LearnedLimits {
         }
       }
       const reading = { unit: d.unit, limit: d.limit, windowMs: d.windowMs, guessed, readAt: facts.now };
-      changed = this.read(name, { ...reading, implied: impliedLimit(d, d.limit, d.windowMs) }) || changed;
+      const confirms = confirmsTokens && d.unit !== "requests";
+      changed = this.read(name, { ...reading, implied: impliedLimit(d, d.limit, d.windowMs) }, confirms) || changed;
     }
     if (!this.heard && Object.keys(view.dimensions).length > 0) {
       this.heard = true;
@@ -160,12 +161,13 @@ export class LearnedLimits {
    * beyond {@link MAX_LEARNED}. Returns whether the merged budget may change: a new or ended probe, a
    * new limit, or a provisional one (confirmed now, or decaying from now).
    */
-  private read(name: string, reading: Omit<Reported, "readings" | "probing">): boolean {
+  private read(name: string, reading: Omit<Reported, "readings" | "probing">, confirms: boolean): boolean {
     const { limit, windowMs, guessed } = reading;
     const before = this.reported.get(name);
     this.reported.delete(name);
     const same = before?.limit === limit && before.windowMs === windowMs && before.guessed === guessed;
-    this.reported.set(name, { ...reading, readings: readingsOf(before, same), probing: false });
+    const readings = confirms ? CONFIRMATIONS : readingsOf(before, same);
+    this.reported.set(name, { ...reading, readings, probing: false });
     if (this.reported.size > MAX_LEARNED) this.reported.delete(this.reported.keys().next().value!);
     if (!same || before.probing) return true;
     // The count matters to a limit nobody configured (the rate its reset implies, until confirmed) and to one

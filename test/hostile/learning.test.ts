@@ -173,3 +173,26 @@ describe("unbounded learning, bounded", () => {
     expect(names).not.toContain("requests/1984s");
   });
 });
+
+describe("the provider's own request too large", () => {
+  it("confirms the token limit its 429 reports at once: the next call too large for it is refused", async () => {
+    const limiter = new Limiter({ provider: "openai", initial: "full" });
+    const body = {
+      error: {
+        message:
+          "Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Requested 36000.",
+        type: "tokens",
+        code: "rate_limit_exceeded",
+      },
+    };
+    limiter.sync(tokens("30000"), { status: 429, body });
+    await expect(limiter.acquire(36_000)).rejects.toThrow(RequestTooLargeError);
+  });
+
+  it("another 429 confirms nothing: the call goes out as a probe", async () => {
+    const limiter = new Limiter({ provider: "openai", initial: "full" });
+    const body = { error: { message: "Rate limit reached for gpt-4o.", type: "tokens", code: "rate_limit_exceeded" } };
+    limiter.sync(tokens("30000"), { status: 429, body });
+    expect(await admits(limiter, 36_000, 120_000)).toBe(true);
+  });
+});
