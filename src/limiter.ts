@@ -3,7 +3,7 @@ import { checkMaxWaitMs, resolveOptions } from "./config.js";
 import { buildBudget, mergeLimits, type Budget } from "./core/budget.js";
 import { wholeUnits } from "./core/bucket.js";
 import type { Clock } from "./core/clock.js";
-import { LimiterClosedError, LimiterError } from "./core/errors.js";
+import { LimiterClosedError, LimiterError, RequestTooLargeError } from "./core/errors.js";
 import { copyEstimate } from "./core/amounts.js";
 import { Ledger } from "./core/ledger.js";
 import type { Estimate, LimitChanges, Limits } from "./core/limits.js";
@@ -25,6 +25,7 @@ import type { HeaderInput, RateLimitView } from "./headers/types.js";
 import { modeFor, type GroupSeat } from "./modes.js";
 import type { AcquireOptions, LimiterOptions, RunOptions, RunResult, SyncOptions } from "./options.js";
 import { HeaderSync } from "./sync/header-sync.js";
+import { saysRequestTooLarge } from "./sync/too-large.js";
 
 /** The seat of the limiter being built by {@link joinGroup}, read by its constructor. */
 let joining: GroupSeat | undefined;
@@ -320,17 +321,18 @@ export class Limiter {
     if (copy instanceof Error) return void this.warn(copy);
     const view = this.headers.parse(copy.headers, copy.options);
     try {
-      return { view, status: copy.options?.status, failure: this.headers.failureOf(copy.headers, copy.options) };
+      const failure = this.headers.failureOf(copy.headers, copy.options);
+      return { view, status: copy.options?.status, failure, tooLarge: saysRequestTooLarge(copy.options?.body) };
     } catch (error) {
       return void this.warn(unreadable("the response body", error));
     }
   }
 
   /** Header sync: learned limits first (a budget learned here admits only once synced), then levels and pauses. */
-  private applyView({ view, status, failure }: SyncReading, origin: SyncOrigin): void {
+  private applyView({ view, status, failure, tooLarge }: SyncReading, origin: SyncOrigin): void {
     if (this.admission.closed) return;
     this.admission.heard();
-    if (this.headers.learn(view, origin, failure, this.meters)) this.reconfigure(buildBudget(this.limits), false);
+    if (this.headers.learn(view, origin, failure, this.meters, tooLarge)) this.reconfigure(buildBudget(this.limits), false);
     const pause = this.headers.apply(view, origin, failure, this.meters, this.ledger.admissions);
     if (pause) this.admission.hold(pause.names, pause.ms, pause.perDay, this.ledger.admissions);
     else if (failure === undefined && succeeded(status))
@@ -364,8 +366,30 @@ export class Limiter {
    */
   private reconfigure(budget: Budget, admit = true): void {
     this.apply(budget);
-    this.admission.rejectWhere((estimate, reserve) => this.meters.problemWith(estimate, reserve));
+    // Each round that starts a probe leaves one more provisional limit out (at most one round per learned one).
+    while (this.rejectTooLarge()) this.apply(budget);
     if (admit) this.admission.admitWhatFits();
+  }
+
+  /**
+   * Rejects the waiters that can no longer fit, but not those too large only for a provisional
+   * learned limit: each such limit starts a probe instead. Returns whether one did (the budget
+   * must be merged again without it, and the waiters checked again).
+   */
+  private rejectTooLarge(): boolean {
+    let probed = false;
+    this.admission.rejectWhere((estimate, reserve) => {
+      const problem = this.meters.problemWith(estimate, reserve);
+      if (!this.probes(problem)) return problem;
+      probed = true;
+      return undefined;
+    });
+    return probed;
+  }
+
+  /** Whether `problem` is a call too large only for a provisional learned limit, which then goes out as a probe. */
+  private probes(problem: Error | undefined): boolean {
+    return problem instanceof RequestTooLargeError && this.headers.probe(problem.dimension);
   }
 
   private apply(configured: Budget): void {
@@ -376,7 +400,11 @@ export class Limiter {
   /** Throws on a request that can never be admitted: the limiter closed, a bad estimate or bad options. */
   private check(estimate: Estimate, options: AcquireOptions | undefined, rank: number): void {
     if (this.admission.closed) throw new LimiterClosedError();
-    const problem = this.meters.problemWith(estimate, this.classes.reserves[rank]!);
+    let problem = this.meters.problemWith(estimate, this.classes.reserves[rank]!);
+    while (this.probes(problem)) {
+      this.reconfigure(buildBudget(this.limits), false);
+      problem = this.meters.problemWith(estimate, this.classes.reserves[rank]!);
+    }
     if (problem) throw problem;
     if (!options) return;
     const { signal } = options;

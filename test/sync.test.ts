@@ -90,10 +90,10 @@ describe("levels", () => {
     const newer = await limiter.acquire(100);
     await time.timers.tickAsync(1_000); // both have reached the provider
     newer.sync(openai([100, 98], [60_000, 50_000]));
-    expect(limiter.snapshot().dimensions.tpm?.limit).toBe(60_000);
+    expect(limiter.snapshot().dimensions.tpm?.capacity).toBe(60_000);
     // The older response arrives late, from before a tier change: ignored.
     older.sync(openai([100, 99], [30_000, 29_000]));
-    expect(limiter.snapshot()).toMatchObject({ dimensions: { tpm: { limit: 60_000, available: 50_000 } } });
+    expect(limiter.snapshot()).toMatchObject({ dimensions: { tpm: { capacity: 60_000, available: 50_000 } } });
     older.release();
     newer.release();
   });
@@ -158,9 +158,13 @@ describe("limits", () => {
     expect(limiter.snapshot().dimensions.rpd).toMatchObject({ limit: 60, available: 59 });
   });
 
-  it("a learned limit that a queued request can no longer fit rejects it", async () => {
+  it("a learned limit that a queued request can no longer fit rejects it once three responses in a row confirm it", async () => {
     const limiter = new Limiter({ tpm: 100_000, provider: "openai", initial: "empty" });
-    const waiting = limiter.acquire(50_000).catch((e: unknown) => e);
+    let outcome: unknown;
+    const waiting = limiter.acquire(50_000).catch((e: unknown) => (outcome = e));
+    for (let i = 0; i < 2; i++) limiter.sync(openai([60, 60], [40_000, 0]));
+    await time.timers.tickAsync(0);
+    expect(outcome).toBeUndefined();
     limiter.sync(openai([60, 60], [40_000, 0]));
     expect(await waiting).toMatchObject({ code: "REQUEST_TOO_LARGE", dimension: "tpm", capacity: 40_000 });
   });

@@ -26,6 +26,8 @@ export interface Bucket extends BucketShape, BucketState {
   pausedUntil: number;
   /** Learned from headers: the provider meters this dimension in fixed windows, not as a bucket. */
   window: FixedWindow | undefined;
+  /** Everything refunded so far (header sync tells its own refunds from what the provider's level shows). */
+  refunded: number;
   /** Admitted draws that may not have reached the provider; `undefined` when calls arrive at once. */
   unseen: UnseenDraws | undefined;
   /** What admission leaves untouched while the start-up probe holds the burst back (0: none). */
@@ -91,6 +93,7 @@ export class LocalBuckets {
           share: 1,
           pausedUntil: 0,
           window: undefined,
+          refunded: 0,
           unseen,
           floor: 0,
         };
@@ -183,8 +186,14 @@ export class LocalBuckets {
     // What is refunded has reached the provider (the call completed): it no longer holds the cap
     // down. Applied as of the last update like the refund itself, which shifts level and cap alike.
     if (amount > 0 && bucket.unseen) bucket.unseen.arrivedEarly(amount, chargedAt);
+    if (amount > 0) bucket.refunded += amount;
     bucket.level = Math.min(bucket.level + amount, bucket.capacity);
     if (bucket.own) bucket.own.level = Math.min(bucket.own.level + amount, bucket.capacity);
+  }
+
+  /** Everything refunded to dimension `name` so far (0 for an unknown name). */
+  refunded(name: string): number {
+    return this.byName.get(name)?.refunded ?? 0;
   }
 
   /** Current level of dimension `name` (refilled to now), if it exists. */

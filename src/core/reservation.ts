@@ -62,6 +62,8 @@ export interface SyncReading {
   readonly view: RateLimitView;
   readonly status: number | undefined;
   readonly failure: FailureClass | undefined;
+  /** A 429 whose body is the provider's own "request too large": it confirms the token limits reported. */
+  readonly tooLarge: boolean;
 }
 
 /** What an admitted call needs from its limiter: its reservation's bookkeeping, and `run`'s retries. */

@@ -6,6 +6,8 @@ export const MINUTE = 60_000;
 export const HOUR = 3_600_000;
 /** Milliseconds in a day. */
 export const DAY = 86_400_000;
+/** A month, as the dialects that name one take it (Mistral's `-tokens-month`): 30 days. */
+export const MONTH = 30 * DAY;
 
 /**
  * How many header entries are read. Real responses carry a few dozen; the cap keeps a
@@ -21,6 +23,11 @@ export const MAX_NAME_LENGTH = 128;
 export const MAX_VALUE_LENGTH = 256;
 /** A limit or remaining count above this is absurd (it loses integer precision near 2^53). */
 export const MAX_COUNT = 1e15;
+/**
+ * The longest window a header may set: a budget reported over a longer one (an IETF `w` of years) is
+ * metered over a month, so that one response cannot lock a budget for longer.
+ */
+export const MAX_WINDOW_MS = MONTH;
 /** A reset or retry delay further away than this is absurd: no provider meters beyond a year. */
 export const MAX_DURATION_MS = 366 * DAY;
 /**

@@ -1,4 +1,4 @@
-import { MAX_COUNT } from "./bounds.js";
+import { MAX_COUNT, MAX_WINDOW_MS } from "./bounds.js";
 import type { Span } from "./durations.js";
 import { dimensionName } from "./names.js";
 import type { HeaderMap } from "./normalize.js";
@@ -55,17 +55,25 @@ export function readTriple(headers: HeaderMap, unit: ReportedUnit, names: Triple
   };
 }
 
+/** A count as sane: finite, in [0, {@link MAX_COUNT}], whole (rounded down: a provider counts whole units). */
 function count(n: number | undefined): number | undefined {
-  return n !== undefined && Number.isFinite(n) && n >= 0 && n <= MAX_COUNT ? n : undefined;
+  return n !== undefined && Number.isFinite(n) && n >= 0 && n <= MAX_COUNT ? Math.floor(n) : undefined;
+}
+
+/** A limit as sane: a count, at least 1 once positive (`0.5` or `0.000001` would make every call too large). */
+function limitOf(n: number | undefined): number | undefined {
+  const whole = count(n);
+  return whole === undefined || n === 0 ? whole : Math.max(1, whole);
 }
 
 /**
- * A reading as a named {@link ReportedDimension}: absurd counts dropped, `remaining`
- * clamped to `limit`, the window decided by `rule` (concurrency has none). `undefined`
+ * A reading as a named {@link ReportedDimension}: absurd counts dropped, counts whole, a
+ * positive limit at least 1, `remaining` clamped to `limit`, the window decided by `rule`
+ * (concurrency has none) and at most {@link MAX_WINDOW_MS}. `undefined`
  * when neither a limit nor a remaining count survives: such a budget says nothing.
  */
 export function toDimension(reading: Reading, rule: WindowRule): [string, ReportedDimension] | undefined {
-  const limit = count(reading.limit);
+  const limit = limitOf(reading.limit);
   const reported = count(reading.remaining);
   const remaining = limit !== undefined && reported !== undefined ? Math.min(reported, limit) : reported;
   if (limit === undefined && remaining === undefined) return undefined;
@@ -78,7 +86,7 @@ export function toDimension(reading: Reading, rule: WindowRule): [string, Report
     rule.kind === "fixed"
       ? { windowMs: rule.windowMs, windowSource: "dialect" }
       : inferWindow(limit, remaining, reading.reset, rule.fallback);
-  dimension.windowMs = window.windowMs;
+  dimension.windowMs = Math.min(window.windowMs, MAX_WINDOW_MS);
   dimension.windowSource = window.windowSource;
-  return [dimensionName(reading.unit, window.windowMs), dimension];
+  return [dimensionName(reading.unit, dimension.windowMs), dimension];
 }

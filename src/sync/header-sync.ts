@@ -38,7 +38,16 @@ export class HeaderSync {
 
   /** The configured budget with the limits learned so far folded in. */
   merge(configured: Budget): Budget {
-    return this.learned.merge(configured);
+    return this.learned.merge(configured, this.clock.now());
+  }
+
+  /**
+   * A call costs more than dimension `name` holds: whether it goes out as a probe instead of
+   * failing, the dimension's limit being a provisional learned one (see `LearnedLimits`). The
+   * caller then rebuilds the budget.
+   */
+  probe(name: string): boolean {
+    return this.learned.probe(name);
   }
 
   /** The origin of headers applied as current, tied to no request (`seq`: admissions so far). */
@@ -67,11 +76,20 @@ export class HeaderSync {
    * said). Returns whether the budget may have changed: the caller rebuilds it
    * before the levels are applied, so that a budget learned here is synced before it admits.
    */
-  learn(view: RateLimitView, origin: SyncOrigin, failure: FailureClass | undefined, meters: Meters): boolean {
+  learn(
+    view: RateLimitView,
+    origin: SyncOrigin,
+    failure: FailureClass | undefined,
+    meters: Meters,
+    /** The 429's body is the provider's own "request too large" (see `saysRequestTooLarge`). */
+    tooLarge: boolean,
+  ): boolean {
     if (origin.seq < this.learnedSeq) return false;
     this.learnedSeq = origin.seq;
     const facts = { now: this.clock.now(), origin, meters: this.levels.ownDraws(meters.byName), failure };
-    return this.learned.learn(view, facts);
+    // The provider's own "request too large" confirms the token limits this response reports.
+    const confirmsTokens = failure?.kind === "rate" && tooLarge;
+    return this.learned.learn(view, facts, confirmsTokens);
   }
 
   /**

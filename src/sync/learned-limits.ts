@@ -1,30 +1,109 @@
 import type { Budget, Dimension } from "../core/budget.js";
 import { isSubWindowAllowance } from "./fixed-windows.js";
-import type { RateLimitView, ReportedUnit } from "../headers/types.js";
+import { RESET_SLACK_MS } from "./reset-evidence.js";
+import type { RateLimitView, ReportedDimension, ReportedUnit } from "../headers/types.js";
 import type { Unit } from "../core/limits.js";
 import { familyOf, UnknownWindows, type ResponseFacts } from "./unknown-windows.js";
 
-/** A budget the provider reported. */
-interface Reported {
-  readonly unit: Unit;
+/** A limit some responses reported, and how far it is trusted. */
+interface Tracked {
   readonly limit: number;
+  /** Responses in a row that reported this very limit (up to {@link CONFIRMATIONS}). */
+  readings: number;
+  /** A call too large for it alone goes out as a probe: until the next reading, the limit is not applied. */
+  probing: boolean;
+}
+
+/** A budget the provider reported. */
+interface Reported extends Tracked {
+  readonly unit: Unit;
   readonly windowMs: number;
   /**
    * No header told the window: the shortest the evidence allows (see {@link UnknownWindows}); the budget's name without
    * it.
    */
   readonly guessed: string | undefined;
+  /** Monotonic time of its last reading: a provisional limit decays from there. */
+  readonly readAt: number;
+  /** The limit its reset implies (see {@link impliedLimit}): a provisional limit refills no slower. */
+  readonly implied: number;
+}
+
+/**
+ * Responses in a row that must report the same limit before it is confirmed. Until then it is
+ * provisional: it never makes a call too large (the call goes out as a probe, or waits for the
+ * decay below), since one response from a proxy or a misconfigured gateway must not stop a service.
+ */
+export const CONFIRMATIONS = 3;
+/**
+ * How many budgets nobody configured a limiter learns at most: a sender varying its windows or names
+ * must not add a dimension per response (every admission walks them all). The least recently read goes.
+ */
+export const MAX_LEARNED = 16;
+
+/** Whether `t` is confirmed: reported by {@link CONFIRMATIONS} responses in a row. */
+function confirmed(t: Tracked): boolean {
+  return t.readings >= CONFIRMATIONS;
+}
+
+/** Readings in a row of `limit`, one more than `before`'s when it reported the same (`same`). */
+function readingsOf(before: Tracked | undefined, same: boolean): number {
+  return same && before !== undefined ? Math.min(CONFIRMATIONS, before.readings + 1) : 1;
+}
+
+/** Starts a probe past provisional `t`; false when it is confirmed or probed already. */
+function startProbe(t: Tracked | undefined): boolean {
+  if (t === undefined || t.probing || confirmed(t)) return false;
+  t.probing = true;
+  return true;
+}
+
+/** A reset that refills faster than this many times the limit's own rate says the limit is not the bucket's. */
+const IMPLIED_SLACK = 1.1;
+
+/**
+ * The limit per window that `d`'s own reset implies: a bucket's reset is the time to refill what
+ * is missing at the limit's rate, so `(limit - remaining) × window / reset`, the reset taken as
+ * late as its rounding allows. `limit` when the reset says nothing, or agrees within
+ * {@link IMPLIED_SLACK}; more when it refills faster (a limit of 1 with a reset of a second
+ * refills at 20 a minute at least): obeying the headers is never slower.
+ */
+function impliedLimit(d: ReportedDimension, limit: number, windowMs: number): number {
+  const { remaining, resetMs } = d;
+  if (remaining === undefined || resetMs === undefined || resetMs <= 0 || remaining >= limit) return limit;
+  // The reset read late by as much as its rounding allows: the slower refill, the safe side.
+  const implied = Math.floor(((limit - remaining) * windowMs) / (resetMs + RESET_SLACK_MS));
+  return implied > IMPLIED_SLACK * limit ? implied : limit;
+}
+
+/**
+ * What a provisional `learned` value below a configured one allows `elapsed` ms after its last
+ * reading: it decays back toward the configured one, halfway per window (rounded down), so that a
+ * reading no later response repeats stops binding within a few windows.
+ */
+function decayed(learned: number, configured: number, elapsed: number, windowMs: number): number {
+  // Whole, rounded down (the safe side), like every limit a header gives.
+  return Math.floor(configured - (configured - learned) * 2 ** (-Math.max(0, elapsed) / windowMs));
 }
 
 /**
  * Limits learned from response headers, merged with the configured ones: the
  * effective limit is the lower of the two (so a tier upgrade can raise it back
  * to the configured ceiling), and a reported budget nobody configured is added.
+ * A learned limit is provisional until {@link CONFIRMATIONS} responses in a row
+ * report it: below a configured one it decays back toward it (and refills no slower
+ * than its own reset implies), and a call too large for it goes out as a probe (see
+ * {@link LearnedLimits.probe}). Only a configured or confirmed limit makes a call
+ * too large.
  */
 export class LearnedLimits {
   private readonly reported = new Map<string, Reported>();
   /** Azure's sub-window allowances by unit: a burst cap, not a rate. */
-  private readonly bursts = new Map<Unit, number>();
+  private readonly bursts = new Map<Unit, Tracked>();
+  /** The dimensions the last merge capped by a burst, with its unit: a probe past them lifts that burst. */
+  private readonly cappedBy = new Map<string, Unit>();
+  /** The configured dimensions the last merge folded into. */
+  private configured: readonly Dimension[] = [];
   private concurrency: number | undefined;
   private heard = false;
   private readonly windows = new UnknownWindows();
@@ -35,7 +114,7 @@ export class LearnedLimits {
    * learned); returns whether the effective budget may have changed (the caller then
    * rebuilds it).
    */
-  learn(view: RateLimitView, facts: ResponseFacts): boolean {
+  learn(view: RateLimitView, facts: ResponseFacts, confirmsTokens = false): boolean {
     const guesses = Object.values(view.dimensions).some((d) => d.windowSource === "assumed");
     if (guesses || facts.failure !== undefined) this.windows.read(view, facts, this.toldUnits(view));
     let changed = false;
@@ -48,8 +127,10 @@ export class LearnedLimits {
       }
       if (d.windowMs === undefined || d.windowMs <= 0) continue;
       if (isSubWindowAllowance(view.provider, d)) {
-        changed ||= this.bursts.get(d.unit) !== d.limit;
-        this.bursts.set(d.unit, d.limit);
+        const before = this.bursts.get(d.unit);
+        const same = before?.limit === d.limit;
+        changed ||= !same || before.probing || !confirmed(before);
+        this.bursts.set(d.unit, { limit: d.limit, readings: readingsOf(before, same), probing: false });
         continue;
       }
       const guessed = d.windowSource === "assumed" ? familyOf(name, d) : undefined;
@@ -63,16 +144,48 @@ export class LearnedLimits {
           changed = true;
         }
       }
-      const before = this.reported.get(name);
-      if (before?.limit === d.limit && before.windowMs === d.windowMs && before.guessed === guessed) continue;
-      this.reported.set(name, { unit: d.unit, limit: d.limit, windowMs: d.windowMs, guessed });
-      changed = true;
+      const reading = { unit: d.unit, limit: d.limit, windowMs: d.windowMs, guessed, readAt: facts.now };
+      const confirms = confirmsTokens && d.unit !== "requests";
+      changed = this.read(name, { ...reading, implied: impliedLimit(d, d.limit, d.windowMs) }, confirms) || changed;
     }
     if (!this.heard && Object.keys(view.dimensions).length > 0) {
       this.heard = true;
       changed = true;
     }
     return changed;
+  }
+
+  /**
+   * One response's reading of budget `name`: the same budget again counts toward its confirmation (and ends
+   * a probe), another starts afresh. Kept last in order, so that the least recently read is the first
+   * beyond {@link MAX_LEARNED}. Returns whether the merged budget may change: a new or ended probe, a
+   * new limit, or a provisional one (confirmed now, or decaying from now).
+   */
+  private read(name: string, reading: Omit<Reported, "readings" | "probing">, confirms: boolean): boolean {
+    const { limit, windowMs, guessed } = reading;
+    const before = this.reported.get(name);
+    this.reported.delete(name);
+    const same = before?.limit === limit && before.windowMs === windowMs && before.guessed === guessed;
+    const readings = confirms ? CONFIRMATIONS : readingsOf(before, same);
+    this.reported.set(name, { ...reading, readings, probing: false });
+    if (this.reported.size > MAX_LEARNED) this.reported.delete(this.reported.keys().next().value!);
+    if (!same || before.probing) return true;
+    // The count matters to a limit nobody configured (the rate its reset implies, until confirmed) and to one
+    // below the configured limit (it decays from now, or is confirmed now).
+    const own = this.configured.find((d) => d.name === name);
+    return (own === undefined || limit < own.limit) && before.readings < CONFIRMATIONS;
+  }
+
+  /**
+   * A call costs more than the provisional limit of `name` can hold: it goes out as a probe,
+   * with that limit left out of the merged budget until the next response reports it (which
+   * either repeats it, toward confirmation, or tells another). Returns whether it did (the caller
+   * rebuilds the budget); false for a configured or confirmed limit, which makes the call too large.
+   */
+  probe(name: string): boolean {
+    if (startProbe(this.reported.get(name))) return true;
+    const unit = this.cappedBy.get(name);
+    return unit !== undefined && startProbe(this.bursts.get(unit));
   }
 
   /** Units some header gave a window: in this view, or learned before. */
@@ -84,28 +197,44 @@ export class LearnedLimits {
   }
 
   /**
-   * The configured budget with the reported one folded in. A limiter with no
+   * The configured budget with the reported one folded in, at monotonic `now`. A limiter with no
    * budget at all stays cautious (one call in flight) until headers arrive.
    * An Azure sub-window allowance caps the burst of the per-minute budgets of
    * its unit (their rate stands); with none configured it is taken as 10 s.
    */
-  merge(configured: Budget): Budget {
+  merge(configured: Budget, now: number): Budget {
+    this.configured = configured.dimensions;
     const byName = new Map<string, Dimension>(configured.dimensions.map((d) => [d.name, d]));
     for (const [name, r] of this.reported) {
+      if (r.probing) continue;
       const own = byName.get(name);
       if (!own) {
-        const learned: Dimension = { name, unit: r.unit, limit: r.limit, windowMs: r.windowMs, capacity: r.limit };
+        const limit = confirmed(r) ? r.limit : r.implied;
+        const learned: Dimension = { name, unit: r.unit, limit, windowMs: r.windowMs, capacity: r.limit };
         byName.set(name, r.guessed === undefined ? learned : { ...learned, windowGuessed: true });
-      } else if (r.limit < own.limit) {
+      } else if (r.limit < own.limit && confirmed(r)) {
         byName.set(name, { ...own, limit: r.limit, capacity: Math.min(own.capacity, r.limit) });
+      } else if (r.limit < own.limit) {
+        // Provisional: both decay back, and the rate is never below what the reading's own reset implies.
+        const elapsed = now - r.readAt;
+        const limit = decayed(Math.min(own.limit, r.implied), own.limit, elapsed, r.windowMs);
+        const capacity = Math.min(own.capacity, decayed(r.limit, own.limit, elapsed, r.windowMs));
+        byName.set(name, { ...own, limit, capacity });
       }
     }
-    for (const [unit, burst] of this.bursts) {
+    this.cappedBy.clear();
+    for (const [unit, { limit: burst, probing }] of this.bursts) {
+      if (probing) continue;
       const perMinute = [...byName.values()].filter((d) => d.unit === unit && d.windowMs <= 60_000);
-      for (const d of perMinute) if (burst < d.capacity) byName.set(d.name, { ...d, capacity: burst });
+      for (const d of perMinute) {
+        if (burst >= d.capacity) continue;
+        byName.set(d.name, { ...d, capacity: burst });
+        this.cappedBy.set(d.name, unit);
+      }
       if (perMinute.length === 0) {
         const name = `${unit}/10s`;
         byName.set(name, { name, unit, limit: burst, windowMs: 10_000, capacity: burst });
+        this.cappedBy.set(name, unit);
       }
     }
     let concurrency = configured.concurrency;

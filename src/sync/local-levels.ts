@@ -18,6 +18,8 @@ import { createSyncState, type SyncState } from "./state.js";
 export interface LocalLevelTarget extends HoldTarget {
   /** Current level of dimension `name` (refilled to now), if it exists. */
   level(name: string): number | undefined;
+  /** Everything refunded to dimension `name` so far. */
+  refunded(name: string): number;
   /** What dimension `name` drew that may not have reached the provider yet. */
   onTheirWay(name: string): number;
   /** Sets dimension `name` to `level` as a fresher response reports it, never above this limiter's own count. */
@@ -64,6 +66,8 @@ const SHARE_TIME_CONSTANT_MS = 5_000;
 const NOISE_SHARE = 0.1;
 /** Never believe others leave us less than this fraction of the rate: the level sync still caps us. */
 const MIN_SHARE = 0.05;
+/** One response's reading can at most halve the share: a burst of noisy readings must not stall a lone client. */
+const MAX_CUT = 0.5;
 
 /**
  * Header sync of the buckets in this process. It sets levels to what the
@@ -134,17 +138,32 @@ export class LocalLevels implements LevelSync {
         : remainingNow(meter, reported.remaining!, unseen, target.onTheirWay(meter.name), origin, now);
     const last = state.lastSyncAt;
     state.lastSyncAt = now;
-    const moved =
-      last === undefined || now <= last
-        ? undefined
-        : { providerGain: truthOf() - state.lastTruth, localGain: local - state.lastSet, dt: now - last };
+    // Readings of another limit (a tier change, a hostile response) are not comparable: no evidence from the pair.
+    const comparable = last !== undefined && now > last && state.lastLimit === meter.dimension.limit;
+    state.lastLimit = meter.dimension.limit;
+    const moved = comparable
+      ? { providerGain: truthOf() - state.lastTruth, localGain: local - state.lastSet, dt: now - last }
+      : undefined;
     const window = readWindow(state, meter.dimension, reported, view.provider, moved, now);
     recoverClaim(state, moved?.dt);
     const truth = truthOf();
     heard?.(meter, local, truth);
     if (window === "revoked") target.endWindows(meter.name);
     else if (window) target.alignWindow(meter.name, window.startedBy, window.periodMs);
-    else if (moved && !state.windowed) this.learnShare(meter, state, moved);
+    // The share compares what the provider counted by the time it answered (its remaining, less the draws not there
+    // yet): the brought-forward reading takes off every draw admitted since the request, which a burst answered at
+    // once had all counted, and would read as a neighbour. From a reading below 0 the level shown understates how
+    // far the provider's rose since: no evidence of others.
+    // Nor are this limiter's refunds since the last sync evidence: the provider never counted what they give back
+    // (a call reserves its max_tokens and uses less), so they are left out of the local level's move.
+    const seen = reported.remaining - target.onTheirWay(meter.name);
+    const refunded = target.refunded(meter.name);
+    if (!window && moved && !state.windowed && state.lastSeen >= 0) {
+      const localGain = moved.localGain - (refunded - state.lastRefunded);
+      this.learnShare(meter, state, { ...moved, localGain, providerGain: seen - state.lastSeen });
+    }
+    state.lastSeen = seen;
+    state.lastRefunded = refunded;
     state.syncedSeq = origin.seq;
     // Every client on a shared key sees the same remaining: claim the part of it this client's
     // share of the rate says is its own, and after 429s less. Where the window is a guess, a
@@ -167,13 +186,14 @@ export class LocalLevels implements LevelSync {
     const { limit, windowMs, capacity } = meter.dimension;
     const rate = limit / windowMs;
     // A provider bucket at capacity says nobody is short of it: let the share recover.
-    const full = state.lastTruth + providerGain >= capacity * 0.99;
-    const sample = full ? 0 : (localGain - providerGain) / dt + (1 - this.target.share(meter.name)) * rate;
+    const full = state.lastSeen + providerGain >= capacity * 0.99;
+    const share = this.target.share(meter.name);
+    const sample = full ? 0 : (localGain - providerGain) / dt + (1 - share) * rate;
     const weight = 1 - Math.exp(-dt / SHARE_TIME_CONSTANT_MS);
     state.othersRate += weight * (sample - state.othersRate);
     // A dead zone: a lone client's noise must not cost it throughput; a real neighbour shows well above it.
     const others = state.othersRate < NOISE_SHARE * rate ? 0 : state.othersRate;
-    this.target.setShare(meter.name, Math.min(1, Math.max(MIN_SHARE, 1 - others / rate)));
+    this.target.setShare(meter.name, Math.min(1, Math.max(MIN_SHARE, share * MAX_CUT, 1 - others / rate)));
   }
 
   /**

@@ -5,7 +5,7 @@ import type { ProviderName, ReportedDimension } from "../headers/types.js";
  * whole seconds (RFC 3339, `6m0s`, epoch seconds) and another for the `Date`
  * header that corrects the wall clock.
  */
-const RESET_SLACK_MS = 2_000;
+export const RESET_SLACK_MS = 2_000;
 /** Anthropic rounds token remainders to the nearest thousand (shared/providers.md). */
 const ANTHROPIC_TOKEN_STEP = 1_000;
 
@@ -35,7 +35,10 @@ export type ResetEvidence = "window" | "bucket" | "too-close" | "unrelated";
 /**
  * A reading of `reported` at `now`, when it carries a reset and a window the
  * dialect names (an inferred window was computed from the bucket relation
- * itself, so it cannot tell the two apart).
+ * itself, so it cannot tell the two apart), and a reset within that window: no
+ * bucket takes longer than its window to refill and no window ends later than
+ * its length, so a reset beyond it (a per-minute budget reset a day ahead) is
+ * not evidence of either.
  */
 export function resetReading(
   reported: ReportedDimension,
@@ -49,7 +52,8 @@ export function resetReading(
     windowMs === undefined ||
     resetMs === undefined ||
     windowSource !== "dialect" ||
-    limit <= 0
+    limit <= 0 ||
+    resetMs > windowMs + RESET_SLACK_MS
   )
     return undefined;
   const step = provider === "anthropic" && unit !== "requests" ? ANTHROPIC_TOKEN_STEP : 1;

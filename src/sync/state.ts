@@ -16,6 +16,12 @@ export interface SyncState {
   /** The provider's level and the local one as the last sync left them. */
   lastTruth: number;
   lastSet: number;
+  /** The provider's remaining as the last sync read it, less this limiter's draws not there yet (share evidence). */
+  lastSeen: number;
+  /** What this limiter had refunded on the dimension by the last sync. */
+  lastRefunded: number;
+  /** The dimension's limit at the last sync: readings of another are not compared. */
+  lastLimit: number | undefined;
   /** The headers showed the provider metering this dimension in fixed windows: no share learning. */
   windowed: boolean;
   /** Admissions counted when a 429 last cut the share and the claim: 429s of requests admitted by then add nothing. */
@@ -33,6 +39,9 @@ export function createSyncState(): SyncState {
     claim: 1,
     lastTruth: 0,
     lastSet: 0,
+    lastSeen: 0,
+    lastRefunded: 0,
+    lastLimit: undefined,
     windowed: false,
     cutAtSeq: 0,
     resetAnchor: undefined,

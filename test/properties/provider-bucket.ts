@@ -28,6 +28,12 @@ export class ProviderBucket {
     this.level = Math.min(this.capacity, this.level + amount);
   }
 
+  /** The level at `now`, as its headers report it. */
+  levelAt(now: number): number {
+    this.refillTo(now);
+    return this.level;
+  }
+
   private refillTo(now: number): void {
     this.level = Math.min(this.capacity, this.level + ((now - this.at) * this.limit) / this.windowMs);
     this.at = now;

@@ -1,4 +1,4 @@
-import { DAY, MINUTE } from "../bounds.js";
+import { DAY, MINUTE, MONTH } from "../bounds.js";
 import { fixedWindow, readTriple, toDimension, tripleNames } from "../dimension.js";
 import type { HeaderMap } from "../normalize.js";
 import type { TimeContext } from "../reset.js";
@@ -16,7 +16,7 @@ const UNITS: readonly (readonly [string, ReportedUnit])[] = [
 const WINDOWS: readonly (readonly [string, number])[] = [
   ["minute", MINUTE],
   ["day", DAY],
-  ["month", 30 * DAY],
+  ["month", MONTH],
 ];
 
 /**
