@@ -107,6 +107,11 @@ export class Limiter {
     },
     read: (headers, options) => this.read(headers, options),
     apply: (reading, origin) => this.applyView(reading, origin),
+    reapply: ({ failure }, origin) => {
+      if (this.admission.closed) return;
+      const pause = this.headers.pauseFor(failure, origin, this.meters, this.ledger.admissions);
+      if (pause) this.admission.hold(pause.names, pause.ms, pause.perDay, this.ledger.admissions);
+    },
     succeeded: (origin) => this.admission.succeeded(origin.seq, false, NOTHING_REPORTED),
     readmit: (estimate, signal, notBefore, refundable, rank, tenant) => {
       // An estimate admitted at once is the caller's object, which `fn` may have changed since.
@@ -332,7 +337,8 @@ export class Limiter {
   private applyView({ view, status, failure, tooLarge }: SyncReading, origin: SyncOrigin): void {
     if (this.admission.closed) return;
     this.admission.heard();
-    if (this.headers.learn(view, origin, failure, this.meters, tooLarge)) this.reconfigure(buildBudget(this.limits), false);
+    if (this.headers.learn(view, origin, failure, this.meters, tooLarge))
+      this.reconfigure(buildBudget(this.limits), false);
     const pause = this.headers.apply(view, origin, failure, this.meters, this.ledger.admissions);
     if (pause) this.admission.hold(pause.names, pause.ms, pause.perDay, this.ledger.admissions);
     else if (failure === undefined && succeeded(status))

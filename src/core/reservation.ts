@@ -80,6 +80,11 @@ export interface CallHost {
   read(headers: HeaderInput, options: SyncOptions | undefined): SyncReading | undefined;
   /** Applies a read response that the request of `origin` carried. */
   apply(reading: SyncReading, origin: SyncOrigin): void;
+  /**
+   * Applies what a 429 of `origin`, applied once already, says when read again (its body, read after its
+   * headers): only the pause it calls for, so that levels, learning and events count the response once.
+   */
+  reapply(reading: SyncReading, origin: SyncOrigin): void;
   /** `run`'s `fn` for the request of `origin` resolved: the call succeeded, which ends probed pauses set before it. */
   succeeded(origin: SyncOrigin): void;
   /**
@@ -136,6 +141,8 @@ export class AdmittedCall implements Reservation, SyncOrigin {
   private refundHeld = false;
   /** Whether a response to this call was synced (it reached the provider). */
   private answered = false;
+  /** A 429 of this call was applied: a later reading of it (its body, read after its headers) only adds its pause. */
+  private failed = false;
   /**
    * One array for three per-meter columns (one allocation per admission): at
    * `i`, the meter's `admitted` total right after this admission; at `n + i`,
@@ -209,6 +216,9 @@ export class AdmittedCall implements Reservation, SyncOrigin {
       const n = meters.length;
       for (let i = 0; i < n; i++) this.host.arrived(meters[i]!, books[n + i]!, admittedAtMs);
     }
+    if (reading.status !== 429) return this.host.apply(reading, this);
+    if (this.failed) return this.host.reapply(reading, this);
+    this.failed = true;
     this.host.apply(reading, this);
   }
 

@@ -32,8 +32,8 @@ export interface Tracking {
 
 /**
  * Hands the caller the response at its headers, for every status, with a body that reads as the source's,
- * and reads it for the reservation on the side: a failure's first 64 KiB (its own read, for a short while,
- * even after the caller cancels) then its status, headers and body synced once; a stream's headers at
+ * and reads it for the reservation on the side: a failure synced at its headers, and a 429's first 64 KiB
+ * (its own read, for a short while, even after the caller cancels) for what its body adds; a stream's headers at
  * once, its usage settled when it ends; a JSON body's usage settled as it ends, then its headers synced
  * (they may already count the usage). The reservation is released then, or at once when the caller
  * cancels the body or the request aborts.
@@ -47,7 +47,9 @@ export function track(
   const { status, headers, body } = response;
   const { endpoint, signal } = tracking;
   if (!response.ok) {
-    if (!body) return synced(reservation, response, { status });
+    // Synced at once, so that a 429's headers pause admission before its body arrives (if it ever does).
+    if (!body || status !== 429) return synced(reservation, response, { status });
+    reservation.sync(headers, { status });
     const tapped = tapBody(body, errorTap(reservation, headers, status), {
       signal,
       outlivesCaller: true,
@@ -85,13 +87,17 @@ function synced(reservation: Reservation, response: Response, options: { status:
   return response;
 }
 
-/** Reads the first {@link ERROR_BODY_BYTES} of a failure's body, then syncs the failure with it. */
+/**
+ * Reads the first {@link ERROR_BODY_BYTES} of a 429's body, then syncs it again with the body: what the body adds
+ * (a longer hint, the budget it names) pauses admission; levels and learning took the headers already.
+ */
 function errorTap(reservation: Reservation, headers: Headers, status: number) {
   const text = new Collector(ERROR_BODY_BYTES);
   return {
     see: (chunk: Uint8Array) => text.add(chunk) && !text.full,
     done: () => {
-      reservation.sync(headers, { status, body: parsed(text.text()) });
+      const body = parsed(text.text());
+      if (body !== undefined) reservation.sync(headers, { status, body });
       reservation.release();
     },
     left: () => reservation.release(),

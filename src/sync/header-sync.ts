@@ -105,6 +105,19 @@ export class HeaderSync {
     admissions: number,
   ): PauseOrder | undefined {
     this.levels.apply(view, meters.list, origin, this.clock.now(), this.events.drift && this.heard);
+    return this.pauseFor(failure, origin, meters, admissions);
+  }
+
+  /**
+   * A rate-limit 429's drain and the pause it asks for (billing 429s are not about rate and change nothing).
+   * Read again for the same request, it cuts no share twice (only a 429 admitted after the last cut cuts).
+   */
+  pauseFor(
+    failure: FailureClass | undefined,
+    origin: SyncOrigin,
+    meters: Meters,
+    admissions: number,
+  ): PauseOrder | undefined {
     if (failure?.kind !== "rate") return undefined;
     return this.levels.rateLimited(failure, meters.list, origin.seq, admissions, this.clock.now());
   }

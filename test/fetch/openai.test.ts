@@ -74,7 +74,8 @@ describe("limiter.fetch() on the OpenAI SDK, its quota spent", () => {
     await expect(openai.chat.completions.create({ ...request, max_tokens: 2_000 })).rejects.toBeInstanceOf(
       RateLimitError,
     );
-    expect(calls).toMatchObject([{ synced: [429], settled: [], released: true }]);
+    // Synced at its headers, then again with its body (for the hint and limit type the body adds).
+    expect(calls).toMatchObject([{ synced: [429, 429], settled: [], released: true }]);
     // The 429 paused admission: a small call is not admitted now.
     expect(limiter.tryAcquire({ input: 1, output: 1 })).toBeUndefined();
   });

@@ -66,7 +66,8 @@ describe("limiter.fetch() on the Responses API and embeddings, the quota spent, 
     const { limiter, openai, calls } = recordedOpenAI(sim().server);
     await spend(sim().provider, 60_000);
     await expect(openai.responses.create(responseRequest)).rejects.toBeInstanceOf(RateLimitError);
-    expect(calls).toMatchObject([{ synced: [429], settled: [], released: true }]);
+    // Synced at its headers, then again with its body (for the hint and limit type the body adds).
+    expect(calls).toMatchObject([{ synced: [429, 429], settled: [], released: true }]);
     // The 429 paused admission.
     expect(limiter.tryAcquire({ input: 1, output: 0 })).toBeUndefined();
   });

@@ -80,7 +80,8 @@ function expectEachAttemptAdmitted({ calls, provider, retryAfterMs }: Awaited<Re
       .calls.slice(1)
       .map((c) => c.status),
   ).toEqual([429, 200]);
-  expect(calls.map((c) => c.synced)).toEqual([[429], [200]]);
+  // The 429 synced at its headers, then again with its body.
+  expect(calls.map((c) => c.synced)).toEqual([[429, 429], [200]]);
   expect(calls.map((c) => c.released)).toEqual([true, true]);
   expect(calls[0]?.settled).toEqual([]);
   expect(calls[1]?.settled).toHaveLength(1);

@@ -4,8 +4,8 @@ import { limitedFetch } from "../../src/fetch/index.js";
 import { useFakeTime } from "../fake-time.js";
 
 /**
- * A failure's body as limitedFetch reads it on its own: at most its first 64 KiB, for 1 s at most, even after
- * the caller cancels; the failure is synced once, with whatever of the body came.
+ * A failure is synced at its headers; a 429's body is read on its own: at most its first 64 KiB, for 1 s at
+ * most, even after the caller cancels, and synced again with whatever of it came, for what it adds.
  */
 
 const time = useFakeTime({ fake: "timeouts" });
@@ -73,29 +73,36 @@ const turns = async (): Promise<void> => {
 const rateLimited = { error: { message: "Rate limit reached. Please try again in 20s.", type: "tokens" } };
 
 describe("a failure's body, read on its own", () => {
-  it("is still read after the caller cancels, which frees the slot at once; the failure is synced with it", async () => {
+  it("is still read after the caller cancels, which frees the slot at once; the 429 is synced again with it", async () => {
     const upstream = source();
     const { limiter, syncs, call } = setUp(() => new Response(upstream.body, { status: 429 }));
     const response = await call();
     await response.body!.cancel();
     expect(limiter.snapshot().inFlight).toBe(0);
-    expect(syncs).toEqual([]);
+    expect(syncs).toEqual([{ status: 429 }]);
     upstream.write(JSON.stringify(rateLimited));
     upstream.end();
     await turns();
-    expect(syncs).toEqual([{ status: 429, body: rateLimited }]);
+    expect(syncs).toEqual([{ status: 429 }, { status: 429, body: rateLimited }]);
+    // The body's hint (20 s) pauses admission; the headers carried none.
+    expect(limiter.snapshot().pauses).toMatchObject([{ dimensions: ["tpm"] }]);
+    expect(limiter.tryAcquire(1)).toBeUndefined();
   });
 
-  it("that never comes: the failure is synced without it after 1 s, and the slot freed", async () => {
+  it("that never comes: the 429's headers were synced at once, and the slot is freed after 1 s", async () => {
     const upstream = source();
-    const { limiter, syncs, call } = setUp(() => new Response(upstream.body, { status: 429 }));
+    const { limiter, syncs, call } = setUp(
+      () => new Response(upstream.body, { status: 429, headers: { "retry-after": "30" } }),
+    );
     const response = await call();
     expect(response.status).toBe(429);
+    // The headers' hint is in force before any of the body comes.
+    expect(syncs).toEqual([{ status: 429 }]);
+    expect(limiter.tryAcquire(1)).toBeUndefined();
     await time.at(999);
-    expect(syncs).toEqual([]);
     expect(limiter.snapshot().inFlight).toBe(1);
     await time.at(1_000);
-    expect(syncs).toEqual([{ status: 429, body: undefined }]);
+    expect(syncs).toEqual([{ status: 429 }]);
     expect(limiter.snapshot().inFlight).toBe(0);
     // The caller's body is still the caller's.
     upstream.write("late");
@@ -105,14 +112,25 @@ describe("a failure's body, read on its own", () => {
 
   it("is read to its first 64 KiB only; the caller gets all of it", async () => {
     const upstream = source();
-    const { syncs, call } = setUp(() => new Response(upstream.body, { status: 500 }));
+    const { syncs, call } = setUp(() => new Response(upstream.body, { status: 429 }));
     const response = await call();
     const text = "e".repeat(100_000);
     upstream.write(text);
     await turns();
-    expect(syncs).toEqual([{ status: 500, body: "e".repeat(65_536) }]);
+    expect(syncs).toEqual([{ status: 429 }, { status: 429, body: "e".repeat(65_536) }]);
     upstream.end();
     expect(await response.text()).toBe(text);
+  });
+
+  it("of another status is not read: the failure is synced and the slot freed at its headers", async () => {
+    const upstream = source();
+    const { limiter, syncs, call } = setUp(() => new Response(upstream.body, { status: 500 }));
+    const response = await call();
+    expect(syncs).toEqual([{ status: 500 }]);
+    expect(limiter.snapshot().inFlight).toBe(0);
+    upstream.write("oops");
+    upstream.end();
+    expect(await response.text()).toBe("oops");
   });
 });
 
