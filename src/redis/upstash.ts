@@ -48,8 +48,9 @@ export const UPSTASH_TIMEOUT_MS = 3_000;
  * import { Redis } from "@upstash/redis";
  * import { RedisStore, upstash } from "llm-limiter/redis";
  *
+ * // Redis.fromEnv() reads UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN.
  * const store = new RedisStore({
- *   client: upstash(new Redis({ url: process.env.UPSTASH_REDIS_REST_URL, token: process.env.UPSTASH_REDIS_REST_TOKEN, retry: false })),
+ *   client: upstash(Redis.fromEnv({ retry: false })),
  *   key: "openai:proj-a:gpt-4o",
  * });
  * ```

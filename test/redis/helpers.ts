@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { Redis as UpstashRedis } from "@upstash/redis";
 import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, describe, inject } from "vitest";
@@ -12,7 +11,7 @@ import {
   type RedisStoreOptions,
 } from "../../src/redis/index.js";
 import type { SharedLayout, SharedStore } from "../../src/store/shared-store.js";
-import { startUpstashBridge } from "./upstash-bridge.js";
+import { startUpstashBridge, upstashClient } from "./upstash-bridge.js";
 
 const provided = inject("redisUrl") as string | undefined;
 
@@ -53,8 +52,7 @@ export const ADAPTERS = {
   // @upstash/redis as users build it, over HTTP to a bridge that speaks Upstash's REST protocol in front of `url`.
   upstash: async (url: string): Promise<Connection> => {
     const bridge = await startUpstashBridge(url);
-    const raw = new UpstashRedis({ url: bridge.url, token: bridge.token, retry: false, enableTelemetry: false });
-    return { client: upstash(raw), close: () => bridge.close() };
+    return { client: upstash(upstashClient(bridge)), close: () => bridge.close() };
   },
 } satisfies Record<string, (url: string) => Promise<Connection>>;
 

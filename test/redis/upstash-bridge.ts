@@ -17,6 +17,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Redis as UpstashRedis, type RedisConfigNodejs } from "@upstash/redis";
 import { Redis } from "ioredis";
 
 export interface UpstashBridge {
@@ -103,12 +104,23 @@ export async function startUpstashBridge(redisUrl: string, token = "test-token")
     token,
     requests,
     commands,
+    // As a client's quit(): what is on its way is answered first, then the connections close.
     close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      redis.disconnect();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/**
+ * An `@upstash/redis` client of the bridge, as a user builds one (its defaults: base64 responses, automatic
+ * deserialization, auto-pipelining), with `retry: false` as docs/redis.md advises and no telemetry headers.
+ */
+export function upstashClient(bridge: UpstashBridge, config: Partial<RedisConfigNodejs> = {}): UpstashRedis {
+  return new UpstashRedis({ url: bridge.url, token: bridge.token, retry: false, enableTelemetry: false, ...config });
 }
 
 function isArgument(value: unknown): boolean {
