@@ -214,3 +214,39 @@ describeRedis("upstash(): @upstash/redis over Upstash's REST protocol", () => {
     expect(requests).toBeLessThan(200 / 4);
   });
 });
+
+describeRedis("upstash(): the HTTP requests of a function that lives for one LLM call", () => {
+  /** One call through a limiter made for it: its booking, the response's headers and usage, close(). */
+  const oneCall = async (store: RedisStore): Promise<void> => {
+    const limiter = new Limiter({ rpm: 500, tpm: 200_000, store });
+    const call = await limiter.acquire(1_000);
+    call.sync({
+      "x-ratelimit-limit-requests": "500",
+      "x-ratelimit-remaining-requests": "499",
+      "x-ratelimit-reset-requests": "120ms",
+      "x-ratelimit-limit-tokens": "200000",
+      "x-ratelimit-remaining-tokens": "199000",
+      "x-ratelimit-reset-tokens": "300ms",
+    });
+    call.settle(400);
+    call.release();
+    await limiter.close();
+  };
+
+  it("four scripts in two requests; a store kept across calls sends their SHA1s, a new one their bodies", async () => {
+    const made = await startUpstashBridge(redisUrl!);
+    try {
+      const store = new RedisStore({ client: upstashClient(made), key: `upstash:${randomUUID()}` });
+      await oneCall(store);
+      // The booking, then the settle and the two dimensions' readings, auto-pipelined together.
+      expect(made.commands).toEqual(["EVAL", "EVAL", "EVAL", "EVAL"]);
+      const first = Object.values(made.requests).reduce((sum, n) => sum + n, 0);
+      expect(first).toBeLessThanOrEqual(3);
+      made.commands.length = 0;
+      await oneCall(store);
+      expect(made.commands).toEqual(["EVALSHA", "EVALSHA", "EVALSHA", "EVALSHA"]);
+    } finally {
+      await made.close();
+    }
+  });
+});
