@@ -215,6 +215,22 @@ describeRedis("upstash(): @upstash/redis over Upstash's REST protocol", () => {
   });
 });
 
+describe("a client's default timeout (no server)", () => {
+  const adapter = (defaultTimeoutMs: number): RedisScriptClient => ({
+    evalsha: async () => null,
+    eval: async () => null,
+    defaultTimeoutMs,
+  });
+
+  it("applies when the options set none, and is checked as timeoutMs is", () => {
+    expect(resolveOptions({ client: adapter(1_200), key: "k" }).timeoutMs).toBe(1_200);
+    expect(() => new RedisStore({ client: adapter(-1), key: "k" })).toThrow(RangeError);
+    expect(() => new RedisStore({ client: adapter(Number.NaN), key: "k" })).toThrow(/timeoutMs/);
+    // An option given is checked, not the adapter's.
+    expect(resolveOptions({ client: adapter(-1), key: "k", timeoutMs: 100 }).timeoutMs).toBe(100);
+  });
+});
+
 describeRedis("upstash(): the HTTP requests of a function that lives for one LLM call", () => {
   /** One call through a limiter made for it: its booking, the response's headers and usage, close(). */
   const oneCall = async (store: RedisStore): Promise<void> => {
