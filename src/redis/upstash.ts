@@ -36,7 +36,9 @@ export const UPSTASH_TIMEOUT_MS = 3_000;
  * given back with the server's reply first (`NOSCRIPT …`, `ERR …`, without
  * the client's `Command failed:` prefix or its copy of the command), so the
  * store tells replies from outages as with the other clients; the REST API
- * refusing the token ("Unauthorized") becomes a `NOAUTH` reply, final.
+ * refusing the token ("Unauthorized") becomes a `NOAUTH` reply, final, and a
+ * limit of the database reached (`ERR max daily request limit exceeded`) an
+ * outage, which the failure policy covers.
  *
  * The store's default `timeoutMs` on it is {@link UPSTASH_TIMEOUT_MS}. Build
  * the client with `retry: false`: its default retries (5, about 4 s of
@@ -85,10 +87,18 @@ function field(value: unknown): unknown {
 /** `Command failed: ` (a command sent in an auto-pipeline) and `, command was: [...]` (one sent alone). */
 const WRAPPING = /^(?:Command failed: )?([\s\S]*?)(?:, command was: [\s\S]*)?$/;
 
+/**
+ * A limit of the Upstash database (`ERR max daily request limit exceeded. Limit: 10000, …`, `ERR max requests
+ * limit exceeded`): "not now" until it resets, not a wrong request, so the failure policy applies.
+ */
+const DATABASE_LIMIT = /^ERR max [\w ]*exceeded/;
+
 function asServerError(error: unknown): never {
   if (!(error instanceof Error) || error.name !== "UpstashError") throw error;
   let reply = WRAPPING.exec(error.message)?.[1] ?? error.message;
   if (reply === "Unauthorized") reply = "NOAUTH Upstash refused the REST token (Unauthorized)";
+  // Without a leading code, the store takes it for an outage.
+  else if (DATABASE_LIMIT.test(reply)) reply = `Upstash is at a limit of the database: ${reply}`;
   const unwrapped = new Error(reply, { cause: error });
   unwrapped.name = error.name;
   throw unwrapped;

@@ -215,6 +215,42 @@ describeRedis("upstash(): @upstash/redis over Upstash's REST protocol", () => {
   });
 });
 
+describe("upstash(): the client's errors (no server)", () => {
+  /** A client failing as @upstash/redis 1.39 does: an UpstashError with the command appended, or prefixed. */
+  const failing = (message: string) => {
+    const error = Object.assign(new Error(message), { name: "UpstashError" });
+    return upstash({ evalsha: () => Promise.reject(error), eval: () => Promise.reject(error) });
+  };
+  const book = (client: RedisScriptClient) =>
+    bookOne(new RedisStore({ client, key: "k" }), layout([dim("rpm", 10)]), [1]).catch((e: unknown) => e);
+
+  it("a reply alone, or auto-pipelined, is the server's text", async () => {
+    for (const message of [
+      'ERR unknown command, command was: ["eval","return 1",0]',
+      "Command failed: ERR unknown command",
+    ]) {
+      expect(await book(failing(message))).toMatchObject({ replyCode: "ERR", reply: "ERR unknown command" });
+    }
+  });
+
+  it("a limit of the Upstash database is an outage: the failure policy applies", async () => {
+    const limit = "ERR max daily request limit exceeded. Limit: 10000, Usage: 10001. See https://upstash.com/docs";
+    for (const message of [`${limit}, command was: ["evalsha"]`, `Command failed: ERR max requests limit exceeded.`]) {
+      const error = await book(failing(message));
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).message).toMatch(/limit of the database: ERR max/);
+    }
+  });
+
+  it("passes on an error of another kind (a network failure) as it is", async () => {
+    const failure = new TypeError("fetch failed");
+    const client = upstash({ evalsha: () => Promise.reject(failure), eval: () => Promise.reject(failure) });
+    const error = await book(client);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).cause).toBe(failure);
+  });
+});
+
 describe("a client's default timeout (no server)", () => {
   const adapter = (defaultTimeoutMs: number): RedisScriptClient => ({
     evalsha: async () => null,
