@@ -1,7 +1,7 @@
 import type { RedisScriptClient } from "./client.js";
 import { ioredis, type IoredisClient } from "./ioredis.js";
 import { nodeRedis, type NodeRedisLike } from "./node-redis.js";
-import { upstash, type UpstashLike } from "./upstash.js";
+import { upstashAsItIs, type UpstashLike } from "./upstash.js";
 
 /**
  * What `RedisStore` takes as its connection: an `ioredis` `Redis` or
@@ -17,9 +17,9 @@ const methods = (client: Probe, ...names: string[]): boolean =>
 
 /**
  * The adapter for `client`, told by its shape (ioredis, redis and
- * @upstash/redis are optional peer dependencies: nothing of theirs is imported). Throws a TypeError for
- * anything else: a client taken for an adapter would send wrong arguments on
- * every call.
+ * @upstash/redis are optional: nothing of theirs is imported). Throws a
+ * TypeError for anything else: a client taken for an adapter would send wrong
+ * arguments on every call.
  */
 export function scriptClient(client: RedisClient): RedisScriptClient {
   const probe = (typeof client === "object" && client !== null ? client : {}) as Probe;
@@ -27,7 +27,7 @@ export function scriptClient(client: RedisClient): RedisScriptClient {
     return ioredis(client as IoredisClient);
   if (methods(probe, "evalSha", "eval")) return nodeRedis(client as NodeRedisLike);
   // An @upstash/redis Redis has an adapter's methods, and replies and fails in its own way.
-  if (methods(probe, "evalsha", "eval", "createScript", "use")) return upstash(client as UpstashLike);
+  if (methods(probe, "evalsha", "eval", "pipeline", "createScript", "use")) return upstashAsItIs(client as UpstashLike);
   if (methods(probe, "evalsha", "eval") && (probe.isReady === undefined || methods(probe, "isReady")))
     return client as RedisScriptClient;
   throw new TypeError(

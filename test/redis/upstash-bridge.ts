@@ -34,8 +34,19 @@ export interface UpstashBridge {
 
 type Reply = { result: unknown } | { error: string };
 
+/** What a bridge may be told. */
+export interface BridgeOptions {
+  /** The token it accepts. */
+  readonly token?: string;
+  /** Ms to hold each command before it runs (a request held holds its pipeline's later commands): a slow request. */
+  readonly delayMs?: (command: readonly string[]) => number;
+}
+
 /** Starts a bridge to the redis-server at `redisUrl`, on a free port. */
-export async function startUpstashBridge(redisUrl: string, token = "test-token"): Promise<UpstashBridge> {
+export async function startUpstashBridge(
+  redisUrl: string,
+  { token = "test-token", delayMs }: BridgeOptions = {},
+): Promise<UpstashBridge> {
   // Fails at once while the server is down, as Upstash answers an error rather than queueing.
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true });
   redis.on("error", () => {});
@@ -47,6 +58,8 @@ export async function startUpstashBridge(redisUrl: string, token = "test-token")
     if (!Array.isArray(command) || command.length === 0 || !command.every(isArgument))
       return { error: "ERR the command must be a non-empty JSON array of strings and numbers" };
     const [name, ...args] = command.map(String) as [string, ...string[]];
+    const held = delayMs?.([name, ...args]) ?? 0;
+    if (held > 0) await new Promise((resolve) => setTimeout(resolve, held));
     commands.push(name.toUpperCase());
     try {
       return { result: await redis.call(name, ...args) };

@@ -20,7 +20,7 @@ import {
 import { resolveOptions } from "../../src/redis/options.js";
 import { scripts } from "../../src/redis/scripts/index.js";
 import { bookOne } from "./book-one.js";
-import { ADAPTERS, describeRedis, rawRedis, redisUrl } from "./helpers.js";
+import { ADAPTERS, describeRedis, rawRedis, redisUrl, sleep } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
 import { startUpstashBridge, upstashClient, type UpstashBridge } from "./upstash-bridge.js";
 
@@ -44,7 +44,7 @@ describeRedis("upstash(): @upstash/redis over Upstash's REST protocol", () => {
     await Promise.all(bridges.map((b) => b.close()));
   });
   const bridge = async (token?: string): Promise<UpstashBridge> => {
-    const made = await startUpstashBridge(redisUrl!, token);
+    const made = await startUpstashBridge(redisUrl!, { token });
     bridges.push(made);
     return made;
   };
@@ -128,6 +128,66 @@ describeRedis("upstash(): @upstash/redis over Upstash's REST protocol", () => {
       expect(over).toBeInstanceOf(StoreReplyError);
       expect(over).toMatchObject({ replyCode: "WRONGTYPE", reply: (direct as StoreReplyError).reply });
       expect((over as StoreReplyError).reply).toMatch(WRONGTYPE);
+    });
+  });
+
+  describe("in order, as on one connection", () => {
+    const SLOW = "return redis.call('SET', KEYS[1], 'first')";
+    const set = (value: string) => `return redis.call('SET', KEYS[1], '${value}')`;
+    /** A bridge that holds the SLOW script `ms` before it runs. */
+    const slowFirst = async (ms: number): Promise<UpstashBridge> => {
+      const made = await startUpstashBridge(redisUrl!, { delayMs: (command) => (command[1] === SLOW ? ms : 0) });
+      bridges.push(made);
+      return made;
+    };
+
+    it("a command sent while another is on its way runs after it", async () => {
+      const made = await slowFirst(150);
+      const adapter = upstash(upstashClient(made));
+      const key = `upstash:${randomUUID()}`;
+      const first = adapter.eval(SLOW, [key], []);
+      await sleep(20);
+      await Promise.all([first, adapter.eval(set("second"), [key], [])]);
+      expect(await raw.get(key)).toBe("second");
+    });
+
+    it("the commands that waited go together in one request, in the order they were sent", async () => {
+      const made = await slowFirst(150);
+      const adapter = upstash(upstashClient(made, { enableAutoPipelining: false }));
+      const key = `upstash:${randomUUID()}`;
+      const sent = [adapter.eval(SLOW, [key], [])];
+      for (const value of ["a", "b", "c"]) {
+        await sleep(10);
+        sent.push(adapter.eval(set(value), [key], []));
+      }
+      expect(await Promise.all(sent)).toEqual(["OK", "OK", "OK", "OK"]);
+      expect(await raw.get(key)).toBe("c");
+      expect(made.requests).toEqual({ "/": 1, "/pipeline": 1 });
+    });
+
+    it("a command that waited past the timeout for the one before is dropped, never sent", async () => {
+      const made = await slowFirst(200);
+      const adapter = upstash(upstashClient(made), { timeoutMs: 50 });
+      expect(adapter.defaultTimeoutMs).toBe(50);
+      const key = `upstash:${randomUUID()}`;
+      const first = adapter.eval(SLOW, [key], []);
+      await sleep(10);
+      const dropped = await adapter.eval(set("late"), [key], []).catch((e: unknown) => e);
+      await first;
+      expect((dropped as Error).message).toMatch(/waited past its timeout/);
+      expect(made.commands).toEqual(["EVAL"]);
+      expect(await raw.get(key)).toBe("first");
+    });
+
+    it("one sent after the request before it outlived the timeout goes at once", async () => {
+      const made = await slowFirst(300);
+      const adapter = upstash(upstashClient(made), { timeoutMs: 50 });
+      const key = `upstash:${randomUUID()}`;
+      const first = adapter.eval(SLOW, [key], []);
+      await sleep(100);
+      await adapter.eval(set("second"), [key], []);
+      expect(await raw.get(key)).toBe("second");
+      await first;
     });
   });
 
@@ -216,10 +276,13 @@ describeRedis("upstash(): @upstash/redis over Upstash's REST protocol", () => {
 });
 
 describe("upstash(): the client's errors (no server)", () => {
+  const unused = (): never => {
+    throw new Error("one command at a time: no pipeline");
+  };
   /** A client failing as @upstash/redis 1.39 does: an UpstashError with the command appended, or prefixed. */
   const failing = (message: string) => {
     const error = Object.assign(new Error(message), { name: "UpstashError" });
-    return upstash({ evalsha: () => Promise.reject(error), eval: () => Promise.reject(error) });
+    return upstash({ evalsha: () => Promise.reject(error), eval: () => Promise.reject(error), pipeline: unused });
   };
   const book = (client: RedisScriptClient) =>
     bookOne(new RedisStore({ client, key: "k" }), layout([dim("rpm", 10)]), [1]).catch((e: unknown) => e);
@@ -244,7 +307,11 @@ describe("upstash(): the client's errors (no server)", () => {
 
   it("passes on an error of another kind (a network failure) as it is", async () => {
     const failure = new TypeError("fetch failed");
-    const client = upstash({ evalsha: () => Promise.reject(failure), eval: () => Promise.reject(failure) });
+    const client = upstash({
+      evalsha: () => Promise.reject(failure),
+      eval: () => Promise.reject(failure),
+      pipeline: unused,
+    });
     const error = await book(client);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as Error).cause).toBe(failure);
