@@ -162,15 +162,17 @@ class InOrder implements RedisScriptClient {
     };
     if (batch.length === 1) {
       const { command, first, keys, args, resolve, reject } = batch[0]!;
-      this.client[command](first, keys, args).then(asReplied, asServerError).then(resolve, reject).finally(done);
+      attempt(() => this.client[command](first, keys, args))
+        .then(asReplied, asServerError)
+        .then(resolve, reject)
+        .finally(done);
       return;
     }
-    const pipeline = batch.reduce(
-      (p, { command, first, keys, args }) => p[command](first, keys, args),
-      this.client.pipeline(),
-    );
-    pipeline
-      .exec({ keepErrors: true })
+    attempt(() =>
+      batch
+        .reduce((p, { command, first, keys, args }) => p[command](first, keys, args), this.client.pipeline())
+        .exec({ keepErrors: true }),
+    )
       .then(
         (replies) => batch.forEach((w, i) => settle(w, replies[i])),
         (error: unknown) => {
@@ -180,6 +182,11 @@ class InOrder implements RedisScriptClient {
       )
       .finally(done);
   }
+}
+
+/** `call()`'s promise; one that throws (a client in a bad state) rejects it, and the order goes on. */
+function attempt<T>(call: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve) => resolve(call()));
 }
 
 const now = (): number => performance.now();

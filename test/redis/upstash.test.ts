@@ -305,6 +305,20 @@ describe("upstash(): the client's errors (no server)", () => {
     }
   });
 
+  it("a client that throws rejects that command, and the next goes on", async () => {
+    let calls = 0;
+    const client = upstash({
+      evalsha: () => Promise.resolve(null),
+      eval: () => {
+        if (calls++ === 0) throw new TypeError("a client in a bad state");
+        return Promise.resolve([1, "2"]);
+      },
+      pipeline: unused,
+    });
+    await expect(client.eval("return 1", [], [])).rejects.toThrow(/bad state/);
+    expect(await client.eval("return 1", [], [])).toEqual([1, "2"]);
+  });
+
   it("passes on an error of another kind (a network failure) as it is", async () => {
     const failure = new TypeError("fetch failed");
     const client = upstash({
