@@ -1,7 +1,7 @@
 /**
  * The two commands the store needs from a Redis client: an adapter for a
- * client `RedisStore` does not take as it is. Build one with {@link ioredis}
- * or {@link nodeRedis}, or write your own.
+ * client `RedisStore` does not take as it is. Build one with {@link ioredis},
+ * {@link nodeRedis} or {@link upstash}, or write your own.
  *
  * Both resolve with the script's reply. A rejection whose message starts with a
  * Redis error code (`NOSCRIPT …`, `ERR …`, as both clients report server
@@ -22,4 +22,11 @@ export interface RedisScriptClient {
    * every call is sent.
    */
   isReady?(): boolean;
+  /**
+   * The command timeout, in ms, of a store on this client whose options set
+   * no `timeoutMs`: for a client whose round trips take longer than a
+   * connection's to a Redis nearby (`upstash()`'s, over HTTPS, is 3_000).
+   * Without it, 250.
+   */
+  readonly defaultTimeoutMs?: number;
 }

@@ -6,4 +6,11 @@ export type { RedisScriptClient } from "./client.js";
 export type { RedisClient } from "./clients.js";
 export { ioredis, type IoredisClient, type IoredisLike } from "./ioredis.js";
 export { nodeRedis, type NodeRedisLike, type NodeRedisEvalOptions } from "./node-redis.js";
+export {
+  upstash,
+  UPSTASH_TIMEOUT_MS,
+  type UpstashLike,
+  type UpstashOptions,
+  type UpstashPipelineLike,
+} from "./upstash.js";
 export { StoreReplyError, StoreUnavailableError } from "./errors.js";

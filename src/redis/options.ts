@@ -45,6 +45,9 @@ export interface RedisStoreOptions {
    * With ioredis, also set `autoResendUnfulfilledCommands: false`: otherwise it
    * sends again, after reconnecting, the commands in flight when the
    * connection dropped.
+   *
+   * On an `upstash()` client (Redis over HTTPS) the default is 3_000: see
+   * docs/redis.md, "Over HTTP: Upstash".
    * @default 250
    */
   readonly timeoutMs?: number;
@@ -82,8 +85,9 @@ function duration(what: string, value: number): number {
 
 /** Applies defaults; throws TypeError/RangeError on bad options. */
 export function resolveOptions(options: RedisStoreOptions): ResolvedRedisStoreOptions {
-  const { key, timeoutMs = 250, leaseMs = 60_000, onError = "fail-closed" } = options;
+  const { key, leaseMs = 60_000, onError = "fail-closed" } = options;
   const client = scriptClient(options.client);
+  const timeoutMs = options.timeoutMs ?? client.defaultTimeoutMs ?? 250;
   // An empty key would make an empty hash tag, and Cluster would hash the two keys apart.
   if (typeof key !== "string" || key.length === 0)
     throw new TypeError(`key must be a non-empty string, got ${String(key)}`);

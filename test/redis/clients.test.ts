@@ -9,10 +9,11 @@ import { bookOne } from "./book-one.js";
 import { fakeClient } from "./fake-client.js";
 import { describeRedis, redisUrl } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
+import { startUpstashBridge, upstashClient } from "./upstash-bridge.js";
 
 const rpm = layout([dim("rpm", 100)]);
 
-/** Raw clients of both packages, connected, with no adapter; each closed after the file. */
+/** Raw clients of the three packages, connected, with no adapter; each closed after the file. */
 const RAW = {
   ioredis: async (url: string) => {
     const client = new Redis(url, { autoResendUnfulfilledCommands: false });
@@ -23,6 +24,10 @@ const RAW = {
     const client = createClient({ url });
     await client.connect();
     return { client, close: async () => void (await client.quit()) };
+  },
+  upstash: async (url: string) => {
+    const bridge = await startUpstashBridge(url);
+    return { client: upstashClient(bridge), close: () => bridge.close() };
   },
 } satisfies Record<string, (url: string) => Promise<{ client: RedisClient; close(): Promise<void> }>>;
 
@@ -49,7 +54,7 @@ describeRedis.each(Object.keys(RAW) as (keyof typeof RAW)[])("a raw %s client", 
       Array.from({ length: 8 }, (_, i) => limiter.run(0, async () => ({ value: i }), { maxWaitMs: 5_000 })),
     );
     expect(values).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-    limiter.close();
+    await limiter.close();
   });
 });
 

@@ -12,11 +12,12 @@ import { bookOne } from "./book-one.js";
 import { fakeClient, scriptOf, type Call } from "./fake-client.js";
 import { describeRedis, rawRedis, redisUrl } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
+import { startUpstashBridge, upstashClient } from "./upstash-bridge.js";
 
 const POLICIES: StoreFailurePolicy[] = ["fail-closed", "fail-open"];
 const WRONGTYPE = /^WRONGTYPE Operation against a key holding the wrong kind of value/;
 
-/** Raw clients of both packages, closed after the file. */
+/** Raw clients of the three packages, closed after the file. */
 const CLIENTS: Record<string, () => Promise<RedisClient>> = {
   ioredis: async () => {
     const client = new Redis(redisUrl!, { autoResendUnfulfilledCommands: false });
@@ -27,6 +28,11 @@ const CLIENTS: Record<string, () => Promise<RedisClient>> = {
     const client = createClient({ url: redisUrl! });
     afterAll(async () => void (await client.quit()));
     return client.connect();
+  },
+  upstash: async () => {
+    const bridge = startUpstashBridge(redisUrl!);
+    afterAll(async () => (await bridge).close());
+    return upstashClient(await bridge);
   },
 };
 

@@ -6,10 +6,12 @@ import {
   ioredis,
   nodeRedis,
   RedisStore,
+  upstash,
   type RedisScriptClient,
   type RedisStoreOptions,
 } from "../../src/redis/index.js";
 import type { SharedLayout, SharedStore } from "../../src/store/shared-store.js";
+import { startUpstashBridge, upstashClient } from "./upstash-bridge.js";
 
 const provided = inject("redisUrl") as string | undefined;
 
@@ -31,7 +33,7 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-/** Both adapters, connected to `url`: run store tests once per adapter. */
+/** The three adapters, connected to `url`: run store tests once per adapter. */
 export const ADAPTERS = {
   ioredis: async (url: string): Promise<Connection> => {
     // One retry: while Redis is down, commands fail soon instead of after 20 reconnects.
@@ -47,10 +49,18 @@ export const ADAPTERS = {
     await raw.connect();
     return { client: nodeRedis(raw), close: async () => void raw.destroy() };
   },
+  // @upstash/redis as users build it, over HTTP to a bridge that speaks Upstash's REST protocol in front of `url`.
+  upstash: async (url: string): Promise<Connection> => {
+    const bridge = await startUpstashBridge(url);
+    return { client: upstash(upstashClient(bridge)), close: () => bridge.close() };
+  },
 } satisfies Record<string, (url: string) => Promise<Connection>>;
 
 export type AdapterName = keyof typeof ADAPTERS;
 export const ADAPTER_NAMES = Object.keys(ADAPTERS) as AdapterName[];
+/** The adapters over a connection of their own (not HTTP): those with a ready state and an offline queue. */
+export type TcpAdapterName = Exclude<AdapterName, "upstash">;
+export const TCP_ADAPTER_NAMES = ADAPTER_NAMES.filter((name): name is TcpAdapterName => name !== "upstash");
 
 /** A plain ioredis connection for inspecting and poking at the server directly; closed after the file. */
 export function rawRedis(): Redis {

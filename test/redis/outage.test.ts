@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { ioredis, nodeRedis, RedisStore, StoreUnavailableError } from "../../src/redis/index.js";
-import { ADAPTERS, ADAPTER_NAMES, sleep, type AdapterName, type Connection } from "./helpers.js";
+import { ADAPTERS, ADAPTER_NAMES, sleep, TCP_ADAPTER_NAMES, type Connection, type TcpAdapterName } from "./helpers.js";
 import { dim, layout } from "./layouts.js";
 import { redisServerAvailable, startRedisServer } from "../../examples/shared/redis-server.js";
 import { bookOne } from "./book-one.js";
@@ -52,7 +52,7 @@ describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("outage (%s)", (ada
   });
 });
 
-describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("a client that is reconnecting (%s)", (adapter) => {
+describe.skipIf(!redisServerAvailable()).each(TCP_ADAPTER_NAMES)("a client that is reconnecting (%s)", (adapter) => {
   it("is sent nothing: the call fails after the timeout, and nothing of it lands when the server is back", async () => {
     const server = await startRedisServer();
     const connection = await ADAPTERS[adapter](server.url);
@@ -91,9 +91,9 @@ const FAIL_FAST = {
     await raw.connect();
     return { client: nodeRedis(raw), close: async () => void raw.destroy() };
   },
-} satisfies Record<AdapterName, (url: string) => Promise<Connection>>;
+} satisfies Record<TcpAdapterName, (url: string) => Promise<Connection>>;
 
-describe.skipIf(!redisServerAvailable()).each(ADAPTER_NAMES)("outage without an offline queue (%s)", (adapter) => {
+describe.skipIf(!redisServerAvailable()).each(TCP_ADAPTER_NAMES)("outage without an offline queue (%s)", (adapter) => {
   it("rejects with StoreUnavailableError once the timeout passes with the client still down", async () => {
     const server = await startRedisServer();
     const connection = await FAIL_FAST[adapter](server.url);
