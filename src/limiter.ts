@@ -4,6 +4,7 @@ import { buildBudget, mergeLimits, type Budget } from "./core/budget.js";
 import { wholeUnits } from "./core/bucket.js";
 import type { Clock } from "./core/clock.js";
 import { LimiterClosedError, LimiterError } from "./core/errors.js";
+import { warnOfIsolatedBuckets } from "./core/isolate-warning.js";
 import { Ledger } from "./core/ledger.js";
 import type { Estimate, LimitChanges, Limits } from "./core/limits.js";
 import { Meters } from "./core/meters.js";
@@ -110,6 +111,7 @@ export class Limiter {
     const rank = this.classes.defaultRank;
     this.plainRun = { refundOnError: false, retry: undefined, signal: undefined, rank, tenant: undefined };
     this.warn = resolved.onWarning;
+    if (!resolved.store) warnOfIsolatedBuckets(this.warn);
     this.limits = resolved.limits;
     this.ledger = new Ledger(this.host, this.meters);
     const { channels } = this.events;
@@ -248,6 +250,17 @@ export class Limiter {
   /** Resolves when nothing is queued or in flight. */
   onIdle(): Promise<void> {
     return this.admission.onIdle();
+  }
+
+  /**
+   * Resolves once every write to the shared store made so far has been answered or has failed: settles
+   * and refunds (sent now rather than batched with the next), lease releases and renewals in flight,
+   * header syncs. It never rejects (a failed write is reported through `onWarning`), and resolves at once
+   * in memory. Hand it to `ctx.waitUntil` on Cloudflare Workers (or `waitUntil` from `@vercel/functions`)
+   * so that a request's writes finish before its isolate may stop. See docs/runtimes.md.
+   */
+  flush(): Promise<void> {
+    return this.admission.written();
   }
 
   /**
