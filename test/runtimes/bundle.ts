@@ -1,0 +1,44 @@
+/**
+ * Bundles the smoke script (smoke.ts) with the package's sources into one file per runtime, in a temp dir, with
+ * esbuild (tsup's): the package's entries from src/, the AI SDK from node_modules. Node built-ins stay imports
+ * (external): a bundle that reached one at load would fail where there are none, which is the point.
+ */
+import { build } from "esbuild";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Each runtime's way in: an ES module that prints the result, a Worker, or a script for edge-runtime's VM. */
+const HARNESSES = {
+  /** Deno and Bun: prints the result as one JSON line. */
+  module: `import { smoke } from "./smoke.ts"; console.log(JSON.stringify(await smoke()));`,
+  /** workerd: answers each request with a run of its own, as a Worker built per request would. */
+  worker: `import { smoke } from "./smoke.ts";
+export default { async fetch() { return Response.json(await smoke()); } };`,
+  /** edge-runtime: a script (the VM evaluates no modules) that leaves \`smoke\` on the global object. */
+  script: `import { smoke } from "./smoke.ts"; globalThis.smoke = smoke;`,
+} as const;
+
+export type Harness = keyof typeof HARNESSES;
+
+/** A temp dir with `<harness>.js` for each harness. */
+export async function bundleSmoke(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "llm-limiter-runtimes-"));
+  for (const [harness, contents] of Object.entries(HARNESSES)) {
+    const result = await build({
+      stdin: { contents, resolveDir: fileURLToPath(new URL("./smoke/", import.meta.url)), loader: "ts" },
+      bundle: true,
+      write: false,
+      format: harness === "script" ? "iife" : "esm",
+      platform: "browser",
+      // Workers and the Edge runtime resolve packages by these conditions.
+      conditions: ["workerd", "worker", "edge-light", "browser"],
+      target: "es2022",
+      external: ["node:*", "@sinonjs/fake-timers"],
+      logLevel: "silent",
+    });
+    writeFileSync(join(dir, `${harness}.js`), result.outputFiles[0]!.text);
+  }
+  return dir;
+}
