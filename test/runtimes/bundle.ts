@@ -16,6 +16,13 @@ const HARNESSES = {
   /** workerd: answers each request with a run of its own, as a Worker built per request would. */
   worker: `import { smoke } from "./smoke.ts";
 export default { async fetch() { return Response.json(await smoke()); } };`,
+  /**
+   * workerd: the Worker of examples/workers/openai-worker.ts on rpm 5, its store one per isolate (the in-process
+   * one of the tests, in place of Redis over HTTP).
+   */
+  example: `import { openAIWorker } from "../../../examples/workers/openai-worker.ts";
+import { InProcessStore } from "../../shared/in-process-store.ts";
+export default openAIWorker(() => new InProcessStore(() => performance.now()), { rpm: 5 });`,
   /** edge-runtime: a script (the VM evaluates no modules) that leaves \`smoke\` on the global object. */
   script: `import { smoke } from "./smoke.ts"; globalThis.smoke = smoke;`,
 } as const;

@@ -41,6 +41,12 @@ function present(path: string, skip: () => void): void {
   skip();
 }
 
+/** What miniflare-run.mjs prints. */
+interface Workerd {
+  readonly answers: readonly { readonly status: number; readonly body: string }[];
+  readonly upstream: number;
+}
+
 const bin = (name: string): string => join(root, "node_modules", ".bin", name);
 const TIMEOUT_MS = 120_000;
 
@@ -80,19 +86,37 @@ describe.runIf(enabled).concurrent(
       expect(JSON.parse(stdout)).toEqual(EXPECTED);
     });
 
+    /** Runs a Worker bundle of `dir` in workerd (Miniflare 4, on Node 22), sending it `count` requests at once. */
+    async function inWorkerd(bundle: string, count: number): Promise<Workerd> {
+      // Miniflare 4 needs Node 22: the npm registry's `node` package where this is older.
+      const [command, args] = nodeMajor >= 22 ? [process.execPath, []] : ["npx", ["-y", "node@22"]];
+      const runner = join(root, "test/runtimes/miniflare-run.mjs");
+      const { stdout } = await run(command, [...args, runner, join(dir, bundle), String(count)], {
+        timeout: TIMEOUT_MS,
+      });
+      return JSON.parse(stdout) as Workerd;
+    }
+
     it("on workerd, 8 requests at once in one isolate: each as on Node, one warning of isolated buckets", async ({
       skip,
     }) => {
       present(join(root, "node_modules", "miniflare"), skip);
-      // Miniflare 4 needs Node 22: the npm registry's `node` package where this is older.
-      const [command, args] = nodeMajor >= 22 ? [process.execPath, []] : ["npx", ["-y", "node@22"]];
-      const runner = join(root, "test/runtimes/miniflare-run.mjs");
-      const { stdout } = await run(command, [...args, runner, join(dir, "worker.js"), "8"], { timeout: TIMEOUT_MS });
-      const answers = JSON.parse(stdout) as SmokeResult[];
-      expect(answers).toHaveLength(8);
-      expect(answers.map((a) => ({ ...a, warnings: [] }))).toEqual(Array(8).fill(EXPECTED));
+      const { answers } = await inWorkerd("worker.js", 8);
+      const results = answers.map((a) => JSON.parse(a.body) as SmokeResult);
+      expect(results.map((r) => ({ ...r, warnings: [] }))).toEqual(Array(8).fill(EXPECTED));
       // A limiter without a store warns once per isolate, not once per request.
-      expect(answers.flatMap((a) => a.warnings)).toEqual(["IsolatedLimiterWarning"]);
+      expect(results.flatMap((r) => r.warnings)).toEqual(["IsolatedLimiterWarning"]);
+    });
+
+    it("the Worker of docs/runtimes.md, 8 requests at once: a limiter each over one store keeps rpm 5", async ({
+      skip,
+    }) => {
+      present(join(root, "node_modules", "miniflare"), skip);
+      const { answers, upstream } = await inWorkerd("example.js", 8);
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+      expect(upstream).toBe(5);
+      const answered = answers.filter((a) => a.status === 200).map((a) => JSON.parse(a.body) as { object: string });
+      expect(answered.map((a) => a.object)).toEqual(Array(5).fill("chat.completion"));
     });
   },
   TIMEOUT_MS,
