@@ -23,6 +23,27 @@ export default { async fetch() { return Response.json(await smoke()); } };`,
   example: `import { openAIWorker } from "../../../examples/workers/openai-worker.ts";
 import { InProcessStore } from "../../shared/in-process-store.ts";
 export default openAIWorker(() => new InProcessStore(() => performance.now()), { rpm: 5 });`,
+  /**
+   * edge-runtime: the route of examples/edge/ai-route.ts on rpm 3 against the simulator at `baseURL`, its store
+   * one per instance (the tests' in-process one); `answer(count)` sends it `count` requests at once.
+   */
+  route: `import { createOpenAI } from "@ai-sdk/openai";
+import { aiRoute } from "../../../examples/edge/ai-route.ts";
+import { InProcessStore } from "../../shared/in-process-store.ts";
+globalThis.answer = async (baseURL, count) => {
+  const pending = [];
+  const POST = aiRoute({
+    store: () => new InProcessStore(() => performance.now()),
+    openai: createOpenAI({ apiKey: "sk-test", baseURL }),
+    waitUntil: (promise) => pending.push(promise),
+    limits: { rpm: 3 },
+  });
+  const post = () => POST(new Request("https://app.test/api/answer", { method: "POST", body: "Hi" }));
+  const responses = await Promise.all(Array.from({ length: count }, post));
+  const answers = await Promise.all(responses.map(async (r) => ({ status: r.status, body: await r.text() })));
+  await Promise.all(pending);
+  return JSON.stringify(answers);
+};`,
   /** edge-runtime: a script (the VM evaluates no modules) that leaves \`smoke\` on the global object. */
   script: `import { smoke } from "./smoke.ts"; globalThis.smoke = smoke;`,
 } as const;
@@ -37,7 +58,7 @@ export async function bundleSmoke(): Promise<string> {
       stdin: { contents, resolveDir: fileURLToPath(new URL("./smoke/", import.meta.url)), loader: "ts" },
       bundle: true,
       write: false,
-      format: harness === "script" ? "iife" : "esm",
+      format: harness === "script" || harness === "route" ? "iife" : "esm",
       platform: "browser",
       // Workers and the Edge runtime resolve packages by these conditions.
       conditions: ["workerd", "worker", "edge-light", "browser"],

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createProvider } from "../../src/testing/index.js";
 import { bundleSmoke } from "./bundle.js";
 import type { SmokeResult } from "./smoke/smoke.js";
 
@@ -79,11 +80,29 @@ describe.runIf(enabled).concurrent(
 
     it("on Vercel's edge-runtime", async ({ skip }) => {
       present(join(root, "node_modules", "edge-runtime"), skip);
-      const { stdout } = await run(process.execPath, [
-        join(root, "test/runtimes/edge-run.mjs"),
-        join(dir, "script.js"),
-      ]);
+      const { stdout } = await inEdgeRuntime("script.js", "smoke().then(JSON.stringify)");
       expect(JSON.parse(stdout)).toEqual(EXPECTED);
+    });
+
+    /** Evaluates a script bundle of `dir`, then `expression`, in edge-runtime; what it resolves to. */
+    async function inEdgeRuntime(bundle: string, expression: string): Promise<{ stdout: string }> {
+      return run(process.execPath, [join(root, "test/runtimes/edge-run.mjs"), join(dir, bundle), expression]);
+    }
+
+    it("the Edge route of docs/runtimes.md, 6 requests at once: a limiter each over one store keeps rpm 3", async ({
+      skip,
+    }) => {
+      present(join(root, "node_modules", "edge-runtime"), skip);
+      const provider = createProvider({ rpm: 3, tpm: 100_000, latencyMs: 5, seed: 1 });
+      const server = await provider.listen();
+      try {
+        const { stdout } = await inEdgeRuntime("route.js", `answer(${JSON.stringify(`${server.url}/v1`)}, 6)`);
+        const answers = JSON.parse(stdout) as { status: number; body: string }[];
+        expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 429, 429, 429]);
+        expect(provider.stats()).toMatchObject({ served: 3, rejected: 0 });
+      } finally {
+        await server.close();
+      }
     });
 
     /** Runs a Worker bundle of `dir` in workerd (Miniflare 4, on Node 22), sending it `count` requests at once. */
