@@ -24,6 +24,13 @@ export default { async fetch() { return Response.json(await smoke()); } };`,
 import { InProcessStore } from "../../shared/in-process-store.ts";
 export default openAIWorker(() => new InProcessStore(() => performance.now()), { rpm: 5 });`,
   /**
+   * workerd: the Durable Object of examples/workers/limiter-object.ts on rpm 600 from empty (one call per 100 ms),
+   * so that its queue's waits span the object's requests.
+   */
+  object: `import { limitedWorker, limiterObject } from "../../../examples/workers/limiter-object.ts";
+export const LimiterObject = limiterObject({ rpm: 600, initial: "empty" });
+export default limitedWorker;`,
+  /**
    * edge-runtime: the route of examples/edge/ai-route.ts on rpm 3 against the simulator at `baseURL`, its store
    * one per instance (the tests' in-process one); `answer(count)` sends it `count` requests at once.
    */

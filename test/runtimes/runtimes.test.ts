@@ -46,6 +46,7 @@ function present(path: string, skip: () => void): void {
 interface Workerd {
   readonly answers: readonly { readonly status: number; readonly body: string }[];
   readonly upstream: number;
+  readonly upstreamSpreadMs: number;
 }
 
 const bin = (name: string): string => join(root, "node_modules", ".bin", name);
@@ -106,13 +107,17 @@ describe.runIf(enabled).concurrent(
     });
 
     /** Runs a Worker bundle of `dir` in workerd (Miniflare 4, on Node 22), sending it `count` requests at once. */
-    async function inWorkerd(bundle: string, count: number): Promise<Workerd> {
+    async function inWorkerd(bundle: string, count: number, object = false): Promise<Workerd> {
       // Miniflare 4 needs Node 22: the npm registry's `node` package where this is older.
       const [command, args] = nodeMajor >= 22 ? [process.execPath, []] : ["npx", ["-y", "node@22"]];
       const runner = join(root, "test/runtimes/miniflare-run.mjs");
-      const { stdout } = await run(command, [...args, runner, join(dir, bundle), String(count)], {
-        timeout: TIMEOUT_MS,
-      });
+      const { stdout } = await run(
+        command,
+        [...args, runner, join(dir, bundle), String(count), object ? "object" : ""],
+        {
+          timeout: TIMEOUT_MS,
+        },
+      );
       return JSON.parse(stdout) as Workerd;
     }
 
@@ -136,6 +141,17 @@ describe.runIf(enabled).concurrent(
       expect(upstream).toBe(5);
       const answered = answers.filter((a) => a.status === 200).map((a) => JSON.parse(a.body) as { object: string });
       expect(answered.map((a) => a.object)).toEqual(Array(5).fill("chat.completion"));
+    });
+
+    it("the Durable Object of docs/runtimes.md, 8 requests at once: one limiter spaces them at rpm 600", async ({
+      skip,
+    }) => {
+      present(join(root, "node_modules", "miniflare"), skip);
+      const { answers, upstream, upstreamSpreadMs } = await inWorkerd("object.js", 8, true);
+      expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+      expect(upstream).toBe(8);
+      // From empty, one call per 100 ms (the first at 100 ms): the queue's waits spanned the object's requests.
+      expect(upstreamSpreadMs).toBeGreaterThanOrEqual(650);
     });
   },
   TIMEOUT_MS,
