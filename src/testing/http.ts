@@ -30,6 +30,12 @@ export interface ProviderServer {
   close(): Promise<void>;
 }
 
+/**
+ * listen() serves HTTP with Node's http (Bun's and Deno's too). A name, not a literal, so that bundlers (tsup,
+ * wrangler, Next.js) leave the import to run time: `node:` stays for Deno, and a Worker's bundle needs no http.
+ */
+const NODE_HTTP = "node:http";
+
 const ROUTES: Readonly<Record<string, ApiShape>> = {
   "/v1/chat/completions": "chat.completions",
   "/v1/messages": "messages",
@@ -47,8 +53,7 @@ export async function serve(engine: ProviderEngine, options: ListenOptions = {})
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new RangeError(`listen: port must be an integer from 0 to 65535, got ${port}`);
   }
-  // eslint-disable-next-line no-restricted-syntax -- listen() serves HTTP: Node's http (Bun and Deno have it too).
-  const { createServer } = await import("node:http");
+  const { createServer } = (await import(NODE_HTTP)) as typeof import("node:http");
   const server = createServer((req, res) => {
     handle(engine, req, res).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
