@@ -52,8 +52,11 @@ export const MAX_ARRIVAL_DELAY_MS = 60_000;
 /** Headers further than this share of the limit from the own count are a `drift` event. */
 const DEFAULT_DRIFT_MARGIN = 0.1;
 
+/** `process.emitWarning` where there is one (Node, Bun, Deno), looked up per warning; the console elsewhere. */
 function emitWarning(warning: Error): void {
-  process.emitWarning(warning);
+  const host = (globalThis as { process?: { emitWarning?: (warning: Error) => void } }).process;
+  if (typeof host?.emitWarning === "function") host.emitWarning(warning);
+  else console.warn(warning);
 }
 
 function initialFraction(initial: LimiterOptions["initial"]): number {

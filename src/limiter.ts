@@ -5,6 +5,7 @@ import { wholeUnits } from "./core/bucket.js";
 import type { Clock } from "./core/clock.js";
 import { LimiterClosedError, LimiterError, RequestTooLargeError } from "./core/errors.js";
 import { copyEstimate } from "./core/amounts.js";
+import { warnOfIsolatedBuckets } from "./core/isolate-warning.js";
 import { Ledger } from "./core/ledger.js";
 import type { Estimate, LimitChanges, Limits } from "./core/limits.js";
 import { Meters } from "./core/meters.js";
@@ -140,6 +141,7 @@ export class Limiter {
     this.plainRun = { refundOnError: false, retry: undefined, signal: undefined, rank, tenant: undefined };
     this.warn = resolved.onWarning;
     this.host.maxUsage = resolved.maxUsage;
+    if (!resolved.store) warnOfIsolatedBuckets(this.warn);
     this.limits = resolved.limits;
     this.ledger = new Ledger(this.host, this.meters);
     const { channels } = this.events;
@@ -304,6 +306,17 @@ export class Limiter {
   /** Resolves when nothing is queued or in flight. */
   onIdle(): Promise<void> {
     return this.admission.onIdle();
+  }
+
+  /**
+   * Resolves once every write to the shared store made so far has been answered or has failed: settles
+   * and refunds (sent now rather than batched with the next), lease releases and renewals in flight,
+   * header syncs. It never rejects (a failed write is reported through `onWarning`), and resolves at once
+   * in memory. Hand it to `ctx.waitUntil` on Cloudflare Workers (or `waitUntil` from `@vercel/functions`)
+   * so that a request's writes finish before its isolate may stop. See docs/runtimes.md.
+   */
+  flush(): Promise<void> {
+    return this.admission.written();
   }
 
   /**

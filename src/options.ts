@@ -60,7 +60,7 @@ export interface LimiterOptions extends Limits {
   /**
    * Receives non-fatal problems: a malformed `used`, a shared store's outage, a refused
    * write-through.
-   * @default `process.emitWarning`
+   * @default `process.emitWarning`; `console.warn` where there is no `process` (Workers, the Edge runtime)
    */
   onWarning?: (warning: Error) => void;
   /**

@@ -120,6 +120,8 @@ export interface Admission {
   waiting(): Iterable<Waiting>;
   /** Resolves when nothing is queued or in flight. */
   onIdle(): Promise<void>;
+  /** Resolves once every write to a shared store made so far is answered (sent now if batched); at once in memory. */
+  written(): Promise<void>;
   /** Rejects every waiter with `LimiterClosedError`, clears timers; resolves once writes made so far are done. */
   close(): Promise<void>;
 }

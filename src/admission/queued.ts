@@ -248,6 +248,11 @@ export abstract class QueuedAdmission implements Admission {
     return new Promise((resolve) => this.idleResolvers.push(resolve));
   }
 
+  /** Resolves once every write to a shared store made so far is answered; at once in memory. */
+  written(): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** Rejects every waiter with `LimiterClosedError`, clears timers; resolves once writes made so far are done. */
   close(): Promise<void> {
     this.shut = true;

@@ -1,5 +1,6 @@
 import { LocalBuckets } from "../buckets/local-buckets.js";
 import type { Blocker } from "../buckets/types.js";
+import { afterMicrotasks } from "../core/after-microtasks.js";
 import { costOf } from "../core/amounts.js";
 import type { AdmittedCall } from "../core/reservation.js";
 import {
@@ -150,6 +151,11 @@ export class SharedAdmission extends QueuedAdmission {
     this.link.unpause(names);
   }
 
+  /** Resolves once every settle, release, renewal and sync already made is written. */
+  override written(): Promise<void> {
+    return this.link.written();
+  }
+
   /** Stops booking and renewing; resolves once every settle, release and sync already made is written. */
   protected override finish(): Promise<void> {
     this.alarm.clear();
@@ -181,7 +187,7 @@ export class SharedAdmission extends QueuedAdmission {
     if (!this.gathered) {
       // Callers admitted in this tick queue their next requests in the microtasks that follow:
       // book once they have, so that they go in this call rather than the next.
-      if (!this.gathering) process.nextTick(this.afterGathering);
+      if (!this.gathering) afterMicrotasks(this.afterGathering);
       this.gathering = true;
       return;
     }

@@ -321,6 +321,12 @@ export class StoreLink {
     this.downUntil = 0;
   }
 
+  /** Resolves once every write made so far is answered; settles batched for the next microtask go now. */
+  async written(): Promise<void> {
+    this.flush();
+    await Promise.all(this.writes);
+  }
+
   /** Stops renewing; resolves once every write made so far is answered. */
   async close(): Promise<void> {
     this.stopRenewing();

@@ -78,7 +78,22 @@ function fileTokens(mediaType: string, data: Uint8Array | string | URL): number 
   if (!mediaType.startsWith("text/") || data instanceof URL) return FILE_TOKENS;
   if (typeof data !== "string") return textTokens(new TextDecoder().decode(data));
   // A string is base64, or a URL as text.
-  return /^[a-z][a-z0-9+.-]*:/i.test(data) ? FILE_TOKENS : textTokens(Buffer.from(data, "base64").toString("utf8"));
+  if (/^[a-z][a-z0-9+.-]*:/i.test(data)) return FILE_TOKENS;
+  const bytes = decodeBase64(data);
+  return bytes ? textTokens(new TextDecoder().decode(bytes)) : FILE_TOKENS;
+}
+
+/**
+ * The bytes of base64 or base64url text (padding and whitespace optional), through `atob`, which every runtime
+ * has; `undefined` when it is not base64 (then the file's text is not read).
+ */
+function decodeBase64(text: string): Uint8Array | undefined {
+  const standard = text.replace(/\s+/g, "").replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
+  if (standard.length % 4 === 1 || !/^[A-Za-z0-9+/]*$/.test(standard)) return undefined;
+  const binary = atob(standard.padEnd(standard.length + ((4 - (standard.length % 4)) % 4), "="));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
 }
 
 function toolTokens(tool: Tool): number {

@@ -1,5 +1,10 @@
-// Imported, not the global: in Node 20 the global is a getter run on every read (~50 ns).
-import { performance } from "node:perf_hooks";
+/**
+ * Read once, at load: on Node 20 the global is a getter run on every read (~50 ns). The object is Node's
+ * `perf_hooks` one, whose `now` fake timers replace in place, so reading `now` at call time still follows them.
+ * `Date` where a runtime has no `performance` (it then only needs to be non-decreasing, which `Date.now()` is
+ * nearly always; every runtime this package is tested on has it).
+ */
+const performanceNow: { now(): number } = globalThis.performance ?? Date;
 
 /**
  * Where the limiter reads time. `now` must be monotonic (it drives refill and
@@ -15,7 +20,7 @@ export interface Clock {
 
 /** The real clock: `performance.now()` and `Date.now()`, read at call time so fake timers can replace them. */
 export const systemClock: Clock = {
-  now: () => performance.now(),
+  now: () => performanceNow.now(),
   wallNow: () => Date.now(),
 };
 

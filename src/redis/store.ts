@@ -1,8 +1,8 @@
-import { randomBytes, randomUUID } from "node:crypto";
 import type { Booking, SharedLayout, SharedReading, SharedStore, StoreFailurePolicy } from "../store/shared-store.js";
 import { layoutArgs, num, perDimension } from "./args.js";
 import { StoreReplyError } from "./errors.js";
 import { resolveOptions, type RedisStoreOptions } from "./options.js";
+import { randomId } from "./random-id.js";
 import { fields, malformed, number, type Field } from "./reply.js";
 import { ScriptRunner } from "./runner.js";
 import { scripts } from "./scripts/index.js";
@@ -30,7 +30,7 @@ export class RedisStore implements SharedStore {
   /** The booking script's keys: those, then the hash of the processes that want more (a member's is its own). */
   protected bookKeys: readonly [string, string, string];
   /** This store's id among the processes that want more of the key (see {@link SharedStore.book}). */
-  private readonly id = randomBytes(9).toString("base64url");
+  private readonly id = randomId();
   /** Whether the last booking left this store wanting more: the script then has it listed in the demand hash. */
   private listed = false;
   /** Each layout's arguments, made once: a limiter sends the same layout object until it is configured again. */
@@ -57,7 +57,7 @@ export class RedisStore implements SharedStore {
   async book(layout: SharedLayout, requests: readonly (readonly number[])[], more = false): Promise<Booking> {
     const n = layout.dimensions.length;
     // Lease ids: only a limited concurrency takes leases.
-    const prefix = layout.concurrency === undefined ? "" : randomUUID();
+    const prefix = layout.concurrency === undefined ? "" : randomId();
     const args = [...this.layoutArgs(layout), String(requests.length)];
     requests.forEach((costs, r) => args.push(...perDimension(`requests[${r}]`, layout, costs)));
     args.push(num("arrivalDelayMs", layout.arrivalDelayMs ?? 0), this.id, more ? "1" : "", this.listed ? "1" : "");
@@ -128,7 +128,7 @@ export class RedisStore implements SharedStore {
     readonly retryMs: number;
   }> {
     if (layout.concurrency === undefined) return { lease: undefined, retryMs: 0 };
-    const args = [num("concurrency", layout.concurrency), String(this.leaseMs), randomUUID()];
+    const args = [num("concurrency", layout.concurrency), String(this.leaseMs), randomId()];
     const sent = await this.runner.run(scripts.lease, this.keys, args);
     try {
       const [lease, retryMs] = fields(sent, 2) as [Field, Field];

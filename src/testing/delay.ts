@@ -7,6 +7,7 @@ export function delay(ms: number, keepAlive = true): Promise<void> {
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    if (!keepAlive) timer.unref();
+    // Node's and Bun's timers can be unref'd; other runtimes' are numbers or have no `unref`.
+    if (!keepAlive) (timer as { unref?: () => void }).unref?.();
   });
 }

@@ -46,5 +46,9 @@ export function embeddingsBody(completion: Completion, asked: EmbeddingsAsked): 
 function float32Base64(vector: readonly number[]): string {
   const view = new DataView(new ArrayBuffer(vector.length * 4));
   vector.forEach((value, i) => view.setFloat32(i * 4, value, true));
-  return Buffer.from(view.buffer).toString("base64");
+  const bytes = new Uint8Array(view.buffer);
+  // btoa takes one character per byte; every runtime has it, Buffer only Node's kin.
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }

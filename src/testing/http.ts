@@ -1,4 +1,3 @@
-import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { anthropicErrorBody } from "./anthropic-format.js";
@@ -31,6 +30,12 @@ export interface ProviderServer {
   close(): Promise<void>;
 }
 
+/**
+ * listen() serves HTTP with Node's http (Bun's and Deno's too). A name, not a literal, so that bundlers (tsup,
+ * wrangler, Next.js) leave the import to run time: `node:` stays for Deno, and a Worker's bundle needs no http.
+ */
+const NODE_HTTP = "node:http";
+
 const ROUTES: Readonly<Record<string, ApiShape>> = {
   "/v1/chat/completions": "chat.completions",
   "/v1/messages": "messages",
@@ -38,12 +43,17 @@ const ROUTES: Readonly<Record<string, ApiShape>> = {
   "/v1/embeddings": "embeddings",
 };
 
-/** Serves `POST /v1/chat/completions`, `/v1/messages`, `/v1/responses` and `/v1/embeddings` from the engine. */
+/**
+ * Serves `POST /v1/chat/completions`, `/v1/messages`, `/v1/responses` and `/v1/embeddings` from the engine.
+ * `node:http` is loaded here, when called, so that `llm-limiter/testing` imports where there is none (Workers,
+ * the Edge runtime) and runs in process there.
+ */
 export async function serve(engine: ProviderEngine, options: ListenOptions = {}): Promise<ProviderServer> {
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new RangeError(`listen: port must be an integer from 0 to 65535, got ${port}`);
   }
+  const { createServer } = (await import(NODE_HTTP)) as typeof import("node:http");
   const server = createServer((req, res) => {
     handle(engine, req, res).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
@@ -125,9 +135,10 @@ function sendJson(res: ServerResponse, status: number, headers: ResponseHeaders,
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    let text = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (text += chunk));
+    req.on("end", () => resolve(text));
     req.on("error", reject);
   });
 }

@@ -10,6 +10,9 @@ import { textTokens } from "../../src/estimate/text.js";
 import { Limiter } from "../../src/index.js";
 import { recording } from "./helpers.js";
 
+/** Base64url without padding, of the UTF-8 bytes. */
+const base64url = (text: string): string => Buffer.from(text).toString("base64url");
+
 type Message = ModelCallParams["prompt"][number];
 
 /** Message overhead (3 each) and reply priming (3), as OpenAI's cookbook counts them. */
@@ -63,6 +66,9 @@ describe("promptTokens", () => {
       [user({ type: "file", mediaType: "text/csv", data: new TextEncoder().encode(text) }), textTokens(text)],
       [user({ type: "file", mediaType: "text/csv", data: Buffer.from(text).toString("base64") }), textTokens(text)],
       [user({ type: "file", mediaType: "text/plain", data: "https://example.com/notes.txt" }), FILE_TOKENS],
+      // base64url without padding reads as base64 does; text that is not base64 is a file whose text is not read.
+      [user({ type: "file", mediaType: "text/csv", data: base64url(text) }), textTokens(text)],
+      [user({ type: "file", mediaType: "text/plain", data: "not base64!" }), FILE_TOKENS],
     ];
     for (const [message, expected] of files) expect(promptTokens({ prompt: [message] })).toBe(overhead(1) + expected);
   });
