@@ -8,6 +8,7 @@ import type { ProviderName } from "./headers/types.js";
 import type { LimiterOptions } from "./options.js";
 import type { Limits } from "./core/limits.js";
 import type { SharedStore } from "./store/shared-store.js";
+import { emitWarning } from "./core/warnings.js";
 
 /** Limiter options with defaults applied and everything but the budgets validated. */
 export interface ResolvedOptions {
@@ -51,13 +52,6 @@ export const DEFAULT_ARRIVAL_DELAY_MS = 500;
 export const MAX_ARRIVAL_DELAY_MS = 60_000;
 /** Headers further than this share of the limit from the own count are a `drift` event. */
 const DEFAULT_DRIFT_MARGIN = 0.1;
-
-/** `process.emitWarning` where there is one (Node, Bun, Deno), looked up per warning; the console elsewhere. */
-function emitWarning(warning: Error): void {
-  const host = (globalThis as { process?: { emitWarning?: (warning: Error) => void } }).process;
-  if (typeof host?.emitWarning === "function") host.emitWarning(warning);
-  else console.warn(warning);
-}
 
 function initialFraction(initial: LimiterOptions["initial"]): number {
   if (initial === undefined || initial === "full") return 1;

@@ -4,6 +4,7 @@ import { countingOf } from "../estimate/estimate-request.js";
 import type { Counting } from "../estimate/types.js";
 import type { FetchHost } from "./admitter.js";
 import type { FetchOptions, FetchRequestInfo } from "./options.js";
+import { emitWarning } from "../core/warnings.js";
 
 /** {@link FetchOptions} checked, with what `estimateRequest` and the usage readers take. */
 export interface FetchSettings {
@@ -37,10 +38,6 @@ function checkPriority(host: FetchHost, priority: string): void {
   } catch (error) {
     throw new TypeError(`fetch(): ${(error as Error).message}`, { cause: error });
   }
-}
-
-function emitWarning(warning: Error): void {
-  process.emitWarning(warning);
 }
 
 /**

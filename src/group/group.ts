@@ -19,6 +19,7 @@ import { isShared, memberOptions, readGroupOptions, SHARED_PREFIX, type GroupCon
 import type { GroupListener, GroupSnapshot, LimiterGroupOptions } from "./options.js";
 import { runOnSoonest, type Candidate, type WaitPredictor } from "./run-any.js";
 import { storeWait } from "./store-wait.js";
+import { emitWarning } from "../core/warnings.js";
 
 /** A member: its limiter, and what predicts its waits (its admission, in this process). */
 interface Member {
@@ -143,7 +144,7 @@ export class LimiterGroup {
     const { classes, common } = this.config;
     return limitedFetch((model) => (model === undefined ? undefined : this.for(model)), options, {
       checkPriority: (priority) => classes.rankOf(priority),
-      warn: common.onWarning ?? ((warning) => process.emitWarning(warning)),
+      warn: common.onWarning ?? emitWarning,
     });
   }
 
