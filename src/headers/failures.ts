@@ -251,14 +251,19 @@ export function classifyFailure(failure: FailureParts, options?: ParseOptions): 
 export function classifyFailure(failure: unknown, options?: ParseOptions): FailureClass;
 export function classifyFailure(failure: unknown, options: ParseOptions = {}): FailureClass {
   try {
-    return classify(partsOf(failure), options);
+    return readFailure(failure, options);
   } catch {
     // A thrown value whose getters, Proxy traps or header iterator throw tells nothing to retry on.
     return { kind: "other" };
   }
 }
 
-function classify(parts: ReturnType<typeof partsOf>, options: ParseOptions): FailureClass {
+/**
+ * {@link classifyFailure}, but throwing what reading a hostile value throws: header sync reports it and
+ * changes nothing, where a caller classifying an error wants an answer.
+ */
+export function readFailure(failure: unknown, options: ParseOptions = {}): FailureClass {
+  const parts = partsOf(failure);
   const { root, message: bodyText } = bodyObject(parts.body);
   // `{ error: { ... } }` for most providers; openai-node hands over the inner object itself.
   const inner = object(root?.error) ?? root;

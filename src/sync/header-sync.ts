@@ -4,7 +4,7 @@ import type { Meter } from "../core/meter.js";
 import type { Meters } from "../core/meters.js";
 import type { Channels } from "../events/hub.js";
 import type { SyncOrigin } from "../core/origin.js";
-import { classifyFailure, type FailureClass } from "../headers/failures.js";
+import { classifyFailure, readFailure, type FailureClass } from "../headers/failures.js";
 import { parseRateLimitHeaders } from "../headers/parse.js";
 import type { HeaderInput, ParseOptions, ProviderName, RateLimitView } from "../headers/types.js";
 import { LearnedLimits } from "./learned-limits.js";
@@ -67,7 +67,7 @@ export class HeaderSync {
   /** A 429, read once: for the windows it may lengthen and for the pause it calls for. */
   failureOf(headers: HeaderInput, options: ResponseReading | undefined): FailureClass | undefined {
     if (options?.status !== 429) return undefined;
-    return classifyFailure({ status: 429, headers, body: options.body }, this.parseOptions(options));
+    return readFailure({ status: 429, headers, body: options.body }, this.parseOptions(options));
   }
 
   /**
