@@ -50,7 +50,9 @@ describe("calendar periods", () => {
   });
 
   it("refuses an unknown zone, period or instant with a clear error", () => {
-    expect(() => nextBoundary(0, "day", "Mars/Olympus_Mons")).toThrow(new TypeError("unknown time zone: Mars/Olympus_Mons"));
+    expect(() => nextBoundary(0, "day", "Mars/Olympus_Mons")).toThrow(
+      new TypeError("unknown time zone: Mars/Olympus_Mons"),
+    );
     expect(() => periodStart(0, "day", "")).toThrow(TypeError);
     expect(() => nextBoundary(0, "day", 42 as unknown as string)).toThrow(TypeError);
     expect(() => nextBoundary(0, "fortnight" as CalendarPeriod, "UTC")).toThrow(TypeError);

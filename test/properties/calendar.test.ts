@@ -5,7 +5,14 @@ import { numRuns } from "./runs.js";
 
 /** Offsets and their changes in these zones fall on a 15-minute grid (modern dates). */
 const STEP = 15 * 60_000;
-const ZONES = ["America/Los_Angeles", "Europe/Berlin", "Australia/Lord_Howe", "Asia/Kolkata", "UTC", "America/Santiago"];
+const ZONES = [
+  "America/Los_Angeles",
+  "Europe/Berlin",
+  "Australia/Lord_Howe",
+  "Asia/Kolkata",
+  "UTC",
+  "America/Santiago",
+];
 const DAY = 86_400_000;
 
 /** The model: the period an instant's wall clock shows, as a string, read with a formatter of its own. */
