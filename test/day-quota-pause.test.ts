@@ -83,4 +83,23 @@ describe("a Gemini per-day 429 pauses until Pacific midnight", () => {
     const reservation = await limiter.acquire(0, { maxWaitMs: 0 });
     reservation.release();
   });
+
+  it("a spend stop sent as a 429 (xAI's credits, Anthropic's extra usage) pauses nothing", () => {
+    const limiter = new Limiter({ rpm: 100, initial: "full", clock: time.clock });
+    const paused: PauseState[] = [];
+    limiter.on("paused", (pause) => paused.push(pause));
+    const xai = {
+      code: "Some resource has been exhausted",
+      error:
+        "Your team 16f2151a has either used all available credits or reached its monthly spending limit. To continue making API requests, please purchase more credits or raise your spending limit.",
+    };
+    const anthropic = {
+      type: "error",
+      error: { type: "rate_limit_error", message: "Extra usage is required for long context requests." },
+    };
+    for (const body of [xai, anthropic]) limiter.sync({ "retry-after": "60" }, { status: 429, body });
+    expect(paused).toEqual([]);
+    expect(limiter.snapshot().pauses).toBeUndefined();
+    expect(limiter.tryAcquire(0)).toBeDefined();
+  });
 });
