@@ -303,8 +303,11 @@ function quotaOf(details: unknown, message: string, codes: readonly string[]): Q
  * (else IETF `t`) in the headers; "try again in ..." in the message; OpenRouter's
  * `error.metadata.retry_after_seconds` and `error.metadata.headers`; Gemini's
  * `RetryInfo.retryDelay`; failing all of them, the reset of the budgets the headers show
- * exhausted. Every hint is at most a month. `perDay` is set when the message names a
- * per-day quota.
+ * exhausted. Every hint is at most a month. `perDay` is set when the message or the body's
+ * quota names a per-day quota. What the body says of its quota (Gemini's and Vertex AI's
+ * `QuotaFailure`, Bedrock's `ThrottlingException`, DeepSeek's concurrency limit) gives
+ * `dimension`, `quotaWindow`, `quotaValue` and `dayTimeZone`; a spend stop sent as a 429
+ * (xAI's credits, Anthropic's "Extra usage is required") is `billing` (docs/providers.md).
  *
  * @param failure the call's {@link FailureParts}, or the error its SDK threw.
  * @param options passed to {@link parseRateLimitHeaders} for the response's headers.
