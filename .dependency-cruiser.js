@@ -13,8 +13,8 @@ import { URL, fileURLToPath } from "node:url";
 /** The parts of src/ (regular expressions on the path from where depcruise runs), and how a violation names them. */
 const parts = {
   pure: {
-    path: "^src/core/(bucket|budget|limits|values|amounts)\\.ts$",
-    shows: "src/core/{bucket,budget,limits,values,amounts}.ts",
+    path: "^src/core/(bucket|budget|limits|values|amounts|calendar)\\.ts$",
+    shows: "src/core/{bucket,budget,limits,values,amounts,calendar}.ts",
   },
   core: { path: "^src/core/", shows: "src/core/**" },
   headers: { path: "^src/headers/", shows: "src/headers/**" },

@@ -39,6 +39,7 @@ export type {
 export * from "./headers/index.js";
 export { classifyFailure } from "./headers/failures.js";
 export type { FailureClass, FailureKind, FailureParts } from "./headers/failures.js";
+export type { QuotaWindow } from "./headers/quota-failure.js";
 export type { RetryOptions } from "./core/retry.js";
 export { plan } from "./plan/index.js";
 export type { DimensionPlan, Plan, PlanInput } from "./plan/index.js";

@@ -146,7 +146,10 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     rank: number,
     tenant: string | undefined,
   ): WaitTimeoutError | undefined {
-    const predicted = this.predictWait(estimate, this.queue.bands[rank]!, this.queue.existingLane(rank, tenant));
+    const levels = this.predictWait(estimate, this.queue.bands[rank]!, this.queue.existingLane(rank, tenant));
+    // A 429's pause holds until its time whatever comes back (a probed one may end sooner: not counted).
+    const paused = this.buckets.pausedFor(estimate);
+    const predicted = paused.waitMs > levels.waitMs && !this.holds.probing ? paused : levels;
     return predicted.waitMs > maxWaitMs
       ? this.waitTimeout(predicted.dimension, predicted.waitMs, maxWaitMs)
       : undefined;

@@ -165,6 +165,21 @@ export class LocalBuckets {
     return { dimension, waitMs };
   }
 
+  /** The longest pause a 429 put on a dimension `estimate` draws on: its name and ms from now (0: none). */
+  pausedFor(estimate: Estimate): Blocker {
+    const now = this.clock.now();
+    let dimension = "";
+    let waitMs = 0;
+    for (const bucket of this.buckets) {
+      const wait = costOf(bucket.dimension.unit, estimate) > 0 ? bucket.pausedUntil - now : 0;
+      if (wait > waitMs) {
+        waitMs = wait;
+        dimension = bucket.dimension.name;
+      }
+    }
+    return { dimension, waitMs };
+  }
+
   /**
    * Adds `amount` to dimension `name` (a refund; negative: an extra charge), capped at capacity. Unknown names are
    * ignored.

@@ -3,6 +3,7 @@ import type { Estimate } from "../core/limits.js";
 import { checkTenant, type PriorityClasses } from "../core/priorities.js";
 import type { Reservation } from "../core/reservation.js";
 import { backoffMs, retryPolicy } from "../core/retry.js";
+import { untilDayTurns } from "../core/day-quota.js";
 import { classifyFailure } from "../headers/failures.js";
 import type { ProviderName } from "../headers/types.js";
 import type { Limiter } from "../limiter.js";
@@ -57,7 +58,8 @@ export async function runOnSoonest<T>(
       return await candidate.limiter.run(estimate, (reservation) => fn(reservation, candidate.name), once);
     } catch (error) {
       if (!retry || attempt >= retry.attempts) throw error;
-      const failure = classifyFailure(error, { wallNow: context.clock.wallNow(), provider: context.provider });
+      const wallNow = context.clock.wallNow();
+      const failure = untilDayTurns(classifyFailure(error, { wallNow, provider: context.provider }), wallNow);
       if (failure.kind !== "rate" || failure.shouldRetry === false) throw error;
       const hint = failure.retryAfterMs;
       if (hint !== undefined && hint > context.moveAfterMs && candidates.length > 1) {

@@ -1,7 +1,18 @@
 import { SECOND } from "./bounds.js";
 import { parseGoDuration } from "./durations.js";
+import { normalizeHeaders } from "./normalize.js";
 import { parseDecimal, scanDecimal } from "./numbers.js";
 import { parseRateLimitHeaders } from "./parse.js";
+import {
+  bedrockThrottling,
+  deepSeekConcurrency,
+  googleQuotaFailure,
+  isSpendStop,
+  vertexQuotaInMessage,
+  windowOf,
+  type QuotaFacts,
+  type QuotaWindow,
+} from "./quota-failure.js";
 import { boundRetryMs } from "./reset.js";
 import type { HeaderInput, ParseOptions, RateLimitView } from "./types.js";
 
@@ -9,7 +20,9 @@ import type { HeaderInput, ParseOptions, RateLimitView } from "./types.js";
  * Why a call failed, as far as retrying goes:
  * - `rate`: a rate limit (429); retry after the hint;
  * - `billing`: a quota or spend limit that waiting will not lift (OpenAI's 429
- *   `insufficient_quota`, Anthropic's `billing_error`, 402): do not retry;
+ *   `insufficient_quota`, Anthropic's `billing_error` and its 429 "Extra usage is required", xAI's 429
+ *   "used all available credits or reached its monthly spending limit", 402): do not retry; it teaches
+ *   no rate and pauses nothing;
  * - `overloaded`: the provider is overloaded (Anthropic 529 `overloaded_error`), not the key;
  * - `server`: another 5xx;
  * - `other`: anything else, including failures with no status (connection errors).
@@ -20,8 +33,11 @@ export type FailureKind = "rate" | "billing" | "overloaded" | "server" | "other"
 export interface FailureClass {
   /** What caused the failure, and so whether retrying can help (see {@link FailureKind}). */
   kind: FailureKind;
-  /** Which budget a rate limit hit, when the failure says. */
-  dimension?: "requests" | "tokens";
+  /**
+   * Which budget a rate limit hit, when the failure says: `"concurrency"` for a cap on calls in flight
+   * (DeepSeek's "exceeds your concurrency limit of 39").
+   */
+  dimension?: "requests" | "tokens" | "concurrency";
   /**
    * How long to wait before retrying, in ms, at most a month: the longest of the hints the failure carries
    * (headers, message, body fields), else the reset of the budgets its headers show spent.
@@ -32,6 +48,24 @@ export interface FailureClass {
    * day (RPD)" / "tokens per day (TPD)"): its pause waits for its hint even when a later call succeeds.
    */
   perDay?: true;
+  /**
+   * The quota's limit as the body states it (Gemini's and Vertex AI's `QuotaFailure` `quotaValue`, DeepSeek's
+   * concurrency limit): whole, at least 1 and at most 1e15, else left out. Untrusted: a provider's word on one
+   * quota, which a learner may take as a provisional limit of the budget in {@link FailureClass.dimension}.
+   */
+  quotaValue?: number;
+  /**
+   * The window the quota counts over, where the failure names it (a `QuotaFailure`'s `quotaId` or metric,
+   * Bedrock's "Too many tokens per day", "per-min" / "per day" in a message): `"day"` goes with
+   * {@link FailureClass.perDay}.
+   */
+  quotaWindow?: QuotaWindow;
+  /**
+   * The IANA time zone at whose midnight the per-day quota's day turns, where the provider documents it:
+   * `"America/Los_Angeles"` for Gemini and Vertex AI ("RPD quotas reset at midnight Pacific time"). The
+   * limiter pauses the quota's budget until then, however short the body's retry hint.
+   */
+  dayTimeZone?: string;
   /** The server's explicit retry decision (`x-should-retry`). */
   shouldRetry?: boolean;
 }
@@ -106,8 +140,19 @@ function partsOf(failure: unknown): { status?: number; headers?: HeaderInput; bo
   const headers = typeof f.headers === "object" && f.headers !== null ? (f.headers as HeaderInput) : undefined;
   // The SDKs put the parsed body in `.error`: openai-node the inner `{ message, type, code }`,
   // Anthropic's SDK the whole `{ type: "error", error: { ... } }`.
-  return { status, headers, body: "body" in f ? f.body : f.error };
+  return { status: status ?? httpStatus(object(f.$metadata)?.httpStatusCode), headers, body: bodyOf(f) };
 }
+
+/** The error body an SDK error holds; the AWS SDK's `ThrottlingException` has none but its message. */
+function bodyOf(f: Json): unknown {
+  if ("body" in f) return f.body;
+  if (f.error !== undefined) return f.error;
+  const message = text(f.message);
+  return f.name === THROTTLING && message !== undefined ? { type: THROTTLING, message } : undefined;
+}
+
+/** AWS's error type for a throttled call (`x-amzn-errortype: ThrottlingException:http://…`, the SDK's `name`). */
+const THROTTLING = "ThrottlingException";
 
 /** Billing problems: waiting does not lift them (providers.md: "not retryable although 429"). */
 function isBillingCode(code: string): boolean {
@@ -219,14 +264,31 @@ function secondsToMs(value: unknown): number | undefined {
 }
 
 /** Billing first (it is not retryable even as a 429), then overload, rate, server. */
-function kindOf(status: number | undefined, codes: readonly string[], grpcStatus: unknown): FailureKind {
-  if (status === 402 || codes.some(isBillingCode)) return "billing";
+function kindOf(
+  status: number | undefined,
+  codes: readonly string[],
+  grpcStatus: unknown,
+  message: string,
+): FailureKind {
+  if (status === 402 || codes.some(isBillingCode) || isSpendStop(message)) return "billing";
   if (status === 529 || codes.includes("overloaded_error")) return "overloaded";
   if (status === 429) return "rate";
   if (status !== undefined) return status >= 500 ? "server" : "other";
   // No status (a body alone, or a streamed error event): the error's type says it.
   const rate = codes.includes("rate_limit_error") || codes.includes("rate_limit_exceeded");
-  return rate || grpcStatus === "RESOURCE_EXHAUSTED" ? "rate" : "other";
+  return rate || grpcStatus === "RESOURCE_EXHAUSTED" || codes.includes(THROTTLING) ? "rate" : "other";
+}
+
+/** What the body says of the quota hit: Google's `QuotaFailure` or Vertex's message, Bedrock's, DeepSeek's. */
+function quotaOf(details: unknown, message: string, codes: readonly string[]): QuotaFacts | undefined {
+  return (
+    googleQuotaFailure(details, MAX_DETAILS) ??
+    vertexQuotaInMessage(message) ??
+    (codes.includes(THROTTLING) || message.includes("please wait before trying again")
+      ? bedrockThrottling(message)
+      : undefined) ??
+    deepSeekConcurrency(message)
+  );
 }
 
 /**
@@ -241,8 +303,11 @@ function kindOf(status: number | undefined, codes: readonly string[], grpcStatus
  * (else IETF `t`) in the headers; "try again in ..." in the message; OpenRouter's
  * `error.metadata.retry_after_seconds` and `error.metadata.headers`; Gemini's
  * `RetryInfo.retryDelay`; failing all of them, the reset of the budgets the headers show
- * exhausted. Every hint is at most a month. `perDay` is set when the message names a
- * per-day quota.
+ * exhausted. Every hint is at most a month. `perDay` is set when the message or the body's
+ * quota names a per-day quota. What the body says of its quota (Gemini's and Vertex AI's
+ * `QuotaFailure`, Bedrock's `ThrottlingException`, DeepSeek's concurrency limit) gives
+ * `dimension`, `quotaWindow`, `quotaValue` and `dayTimeZone`; a spend stop sent as a 429
+ * (xAI's credits, Anthropic's "Extra usage is required") is `billing` (docs/providers.md).
  *
  * @param failure the call's {@link FailureParts}, or the error its SDK threw.
  * @param options passed to {@link parseRateLimitHeaders} for the response's headers.
@@ -272,7 +337,8 @@ export function readFailure(failure: unknown, options: ParseOptions = {}): Failu
   const codes = [inner?.type, inner?.code, inner?.error_type, root?.error_type, object(details)?.error_code].filter(
     (c): c is string => typeof c === "string" && c.length <= MAX_CODE_LENGTH,
   );
-  const message = (text(inner?.message) ?? bodyText ?? "").slice(0, MAX_MESSAGE_LENGTH);
+  // xAI's body is `{ code, error: "Your team …" }`: the message is `error` itself.
+  const message = (text(inner?.message) ?? text(root?.error) ?? bodyText ?? "").slice(0, MAX_MESSAGE_LENGTH);
   // OpenRouter and Gemini repeat the status as a numeric `error.code`.
   const status = parts.status ?? httpStatus(inner?.code);
   const view = parseRateLimitHeaders(parts.headers, options);
@@ -283,16 +349,24 @@ export function readFailure(failure: unknown, options: ParseOptions = {}): Failu
       ? undefined
       : parseRateLimitHeaders(metaHeaders as HeaderInput, { provider: "openrouter", wallNow: options.wallNow });
 
-  const kind = kindOf(status, codes, inner?.status);
+  if (normalizeHeaders(parts.headers).get("x-amzn-errortype")?.startsWith(THROTTLING)) codes.push(THROTTLING);
+
+  const kind = kindOf(status, codes, inner?.status, message);
   const result: FailureClass = { kind };
   if (kind === "rate") {
+    const quota = quotaOf(details, message, codes);
     const dimension =
+      quota?.dimension ??
       codes.map(dimensionOfCode).find((d) => d !== undefined) ??
       dimensionOfMessage(message) ??
       dimensionOfView(view) ??
       (metaView === undefined ? undefined : dimensionOfView(metaView));
     if (dimension !== undefined) result.dimension = dimension;
-    if (PER_DAY.test(message)) result.perDay = true;
+    const window = quota?.window ?? windowOf(message);
+    if (window !== undefined) result.quotaWindow = window;
+    if (window === "day" || PER_DAY.test(message)) result.perDay = true;
+    if (quota?.value !== undefined) result.quotaValue = quota.value;
+    if (quota?.dayTimeZone !== undefined) result.dayTimeZone = quota.dayTimeZone;
   }
   // Hints that disagree: the longer one is the one that does not draw another 429.
   const retryAfterMs =

@@ -1,5 +1,6 @@
 import type { Budget } from "../core/budget.js";
 import type { Clock } from "../core/clock.js";
+import { untilDayTurns } from "../core/day-quota.js";
 import type { Meter } from "../core/meter.js";
 import type { Meters } from "../core/meters.js";
 import type { Channels } from "../events/hub.js";
@@ -61,13 +62,15 @@ export class HeaderSync {
 
   /** Reads a failure as headers are read here (this clock, this provider's dialect). */
   classify(error: unknown): FailureClass {
-    return classifyFailure(error, this.parseOptions(undefined));
+    const options = this.parseOptions(undefined);
+    return untilDayTurns(classifyFailure(error, options), options.wallNow!);
   }
 
   /** A 429, read once: for the windows it may lengthen and for the pause it calls for. */
   failureOf(headers: HeaderInput, options: ResponseReading | undefined): FailureClass | undefined {
     if (options?.status !== 429) return undefined;
-    return readFailure({ status: 429, headers, body: options.body }, this.parseOptions(options));
+    const parse = this.parseOptions(options);
+    return untilDayTurns(readFailure({ status: 429, headers, body: options.body }, parse), parse.wallNow!);
   }
 
   /**

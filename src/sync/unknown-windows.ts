@@ -150,6 +150,7 @@ export class UnknownWindows {
   ): string | undefined {
     if (failure.kind !== "rate" || failure.retryAfterMs === undefined || failure.dimension === undefined)
       return undefined;
+    if (failure.dimension === "concurrency") return undefined; // a cap on calls in flight has no window
     const units = UNITS_OF[failure.dimension];
     let named = [...this.families.keys()].filter((key) => {
       const unit = this.families.get(key)!.unit;

@@ -86,11 +86,13 @@ describe("classifyFailure: retry hints", () => {
   it("reads OpenAI's 429 body: the dimension and the message's delay", () => {
     expect(classifyFailure({ status: 429, body: openAiTokens })).toEqual({
       kind: "rate",
+      quotaWindow: "minute",
       dimension: "tokens",
       retryAfterMs: 2754,
     });
     expect(classifyFailure({ status: 429, body: JSON.stringify(openAiTokens) })).toEqual({
       kind: "rate",
+      quotaWindow: "minute",
       dimension: "tokens",
       retryAfterMs: 2754,
     });
@@ -179,6 +181,7 @@ describe("classifyFailure: retry hints", () => {
     };
     expect(classifyFailure({ status: 429, body: openRouter }, { wallNow: NOW })).toEqual({
       kind: "rate",
+      quotaWindow: "day",
       dimension: "requests",
       retryAfterMs: 3_600_000,
       perDay: true,
@@ -212,6 +215,7 @@ describe("classifyFailure: retry hints", () => {
     };
     expect(classifyFailure({ body }, { wallNow: NOW })).toEqual({
       kind: "rate",
+      quotaWindow: "minute",
       dimension: "requests",
       retryAfterMs: 42_000,
     });
@@ -278,6 +282,7 @@ describe("classifyFailure: SDK errors as thrown", () => {
     );
     expect(classifyFailure(error)).toEqual({
       kind: "rate",
+      quotaWindow: "minute",
       dimension: "tokens",
       retryAfterMs: 2754, // the message's hint, longer than retry-after-ms
       shouldRetry: true,
