@@ -9,13 +9,15 @@ describeRedis.each(ADAPTER_NAMES)("concurrency leases (%s)", (adapter) => {
 
   it("admits up to the limit, then takes nothing and says when the earliest lease expires", async () => {
     const s = await store({ leaseMs: 5_000 });
+    const start = performance.now();
     const [a, b] = [await bookOne(s, shape, [1]), await bookOne(s, shape, [1])];
     expect(a.lease).toEqual(expect.any(String));
     expect(b.lease).toEqual(expect.any(String));
     expect(a.lease).not.toBe(b.lease);
     const full = await bookOne(s, shape, [1]);
     expect(full).toMatchObject({ booked: false, dimension: "concurrency", lease: undefined, marks: undefined });
-    expect(full.levels[0]).toBeLessThan(98.1);
+    // Two taken, the third not: 98 and what refilled meanwhile (100 a minute; round trips over HTTP take a while).
+    expect(full.levels[0]).toBeLessThan(98 + ((performance.now() - start) * 100) / 60_000 + 0.01);
     expect(full.waitMs).toBeGreaterThan(4_000);
     expect(full.waitMs).toBeLessThanOrEqual(5_000);
   });
