@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Limiter, LimiterClosedError, WaitTimeoutError } from "../../src/index.js";
+import { Limiter, LimiterClosedError, LimiterGroup, WaitTimeoutError } from "../../src/index.js";
 import { LIMITER_ERROR_HEADER, limitedFetch } from "../../src/fetch/index.js";
 import type { Admitter } from "../../src/fetch/index.js";
 import { eventually } from "./recording.js";
@@ -190,6 +190,17 @@ describe("limiter.fetch() refusals answer as a provider's", () => {
     held.release();
     expect(sent()).toBe(0);
     expect(limiter.snapshot()).toMatchObject({ inFlight: 0, queued: 0 });
+  });
+
+  it("group.fetch(): a call over its member's or the shared budget answers 413 too, naming that budget", async () => {
+    const group = new LimiterGroup({ models: { "gpt-4o": { tpm: 100_000 } }, shared: { tpm: 1_000 }, initial: "full" });
+    let sent = 0;
+    const fetch = group.fetch({ fetch: () => Promise.resolve(new Response("{}", { status: (sent += 1) && 200 })) });
+    const response = await fetch(URL_CHAT, post(chat(2_000)));
+    expect(response.status).toBe(413);
+    expect((await bodyOf(response)).error).toMatchObject({ code: "REQUEST_TOO_LARGE", capacity: 1_000 });
+    expect(sent).toBe(0);
+    await group.close();
   });
 
   it("an error that is no refusal rejects as it is", async () => {

@@ -10,6 +10,7 @@ import { Limiter, WaitTimeoutError } from "../../src/index.js";
 import { limitedFetch } from "../../src/fetch/index.js";
 import type { Admitter } from "../../src/fetch/index.js";
 import { anthropicClient, openAIClient, useSimulator } from "../integration/helpers.js";
+import { eventually } from "./recording.js";
 
 /** A limited fetch that counts its calls (an SDK's attempts) and what reached the provider. */
 function counted(admitter: Admitter): { fetch: typeof globalThis.fetch; attempts: () => number; sent: () => number } {
@@ -34,6 +35,13 @@ function counted(admitter: Admitter): { fetch: typeof globalThis.fetch; attempts
 /** A fetch through a limiter whose budgets can never hold a call of 2,000 output tokens. */
 const tooSmall = (limits: { tpm: number } | { itpm: number; otpm: number }) =>
   counted(new Limiter({ ...limits, initial: "full" }));
+
+/** A fetch through a limiter whose one slot is held: a call queues until the caller aborts it. */
+function queuing() {
+  const limiter = new Limiter({ tpm: 60_000, concurrency: 1, initial: "full" });
+  limiter.tryAcquire({ input: 1, output: 1 });
+  return { limiter, ...counted(limiter) };
+}
 
 /** A fetch whose every admission times out, the budget having room again in 1 ms. */
 const timingOut = () =>
@@ -170,10 +178,54 @@ describe("refusals through limiter.fetch() on the AI SDK (maxRetries 2)", () => 
       maxRetries: 2,
     }).catch((e: unknown) => e);
     expect(RetryError.isInstance(error)).toBe(true);
+    expect((error as RetryError).reason).toBe("maxRetriesExceeded");
     const last = (error as RetryError).lastError;
     expect(last).toMatchObject({ statusCode: 429, isRetryable: true });
     expect((last as Error).message).toMatch(/^llm-limiter: Admission on "tpm"/);
     expect([attempts(), sent()]).toEqual([3, 0]);
+  });
+});
+
+describe("an abort through limiter.fetch() on the AI SDK and LangChain.js still rejects as an abort", () => {
+  const sim = useSimulator({ tpm: 60_000, latencyMs: 2, answerTokens: () => 12 });
+
+  it("generateText: an AbortError, after one attempt, leaving the queue", async () => {
+    const { limiter, fetch, attempts, sent } = queuing();
+    const openai = createOpenAI({ baseURL: `${sim().server.url}/v1`, apiKey: "test-key", fetch });
+    const controller = new AbortController();
+    const call = generateText({
+      model: openai.chat("gpt-sim"),
+      prompt: "Say twelve words.",
+      maxOutputTokens: 20,
+      maxRetries: 2,
+      abortSignal: controller.signal,
+    }).catch((e: unknown) => e);
+    await eventually(() => limiter.snapshot().queued === 1);
+    controller.abort();
+    const error = await call;
+    expect(error).toMatchObject({ name: "AbortError" });
+    expect(APICallError.isInstance(error)).toBe(false);
+    expect([attempts(), sent()]).toEqual([1, 0]);
+    expect(limiter.snapshot().queued).toBe(0);
+  });
+
+  it("ChatOpenAI: an abort error, after one attempt, leaving the queue", async () => {
+    const { limiter, fetch, attempts, sent } = queuing();
+    const model = new ChatOpenAI({
+      model: "gpt-sim",
+      apiKey: "test-key",
+      maxTokens: 20,
+      maxRetries: 2,
+      configuration: { baseURL: `${sim().server.url}/v1`, fetch },
+    });
+    const controller = new AbortController();
+    const call = model.invoke("Say twelve words.", { signal: controller.signal }).catch((e: unknown) => e);
+    await eventually(() => limiter.snapshot().queued === 1);
+    controller.abort();
+    const error = await call;
+    expect(String((error as Error).name) + String((error as Error).message)).toMatch(/abort/i);
+    expect([attempts(), sent()]).toEqual([1, 0]);
+    expect(limiter.snapshot().queued).toBe(0);
   });
 });
 
