@@ -34,7 +34,8 @@ type RefusalCode = keyof typeof STATUS;
  * the fetch rejects with (an abort's reason, a bad priority).
  */
 export function refusalResponse(error: unknown): Response | undefined {
-  if (!(error instanceof LimiterError) || !(error.code in STATUS)) return undefined;
+  // Own keys only: a value branded by another copy of the package may carry any string as its code.
+  if (!(error instanceof LimiterError) || !Object.hasOwn(STATUS, error.code)) return undefined;
   const code = error.code as RefusalCode;
   const message = `llm-limiter: ${error.message}`;
   const headers = new Headers({ "content-type": "application/json", [LIMITER_ERROR_HEADER]: code });
