@@ -43,11 +43,14 @@ function queuing() {
   return { limiter, ...counted(limiter) };
 }
 
-/** A fetch whose every admission times out, the budget having room again in 1 ms. */
-const timingOut = () =>
+/** A fetch whose every admission times out, the budget having room again in `inMs` (1 ms by default). */
+const timingOut = (inMs = 1) =>
   counted({
-    acquire: () => Promise.reject(new WaitTimeoutError("tpm", 1, 0, { windowMs: 60_000, availableAt: Date.now() + 1 })),
+    acquire: () =>
+      Promise.reject(new WaitTimeoutError("tpm", inMs, 0, { windowMs: 60_000, availableAt: Date.now() + inMs })),
   });
+
+const THREE_HOURS_MS = 3 * 3_600_000;
 
 const TOO_LARGE =
   /^413 llm-limiter: Request costs \d+ on "(tpm|otpm)" but its capacity is 1000; it can never be admitted$/;
@@ -96,6 +99,35 @@ describe("refusals through limiter.fetch() on the OpenAI SDK (maxRetries 2)", ()
     expect(error).toMatchObject({ status: 429, code: "WAIT_TIMEOUT" });
     expect((error as Error).message).toMatch(/^429 llm-limiter: Admission on "tpm" needs 1 ms/);
     expect([attempts(), sent()]).toEqual([3, 0]);
+  });
+});
+
+describe("a wait of hours through limiter.fetch() (maxRetries 2): a 429 the OpenAI SDK and LangChain do not retry", () => {
+  const sim = useSimulator({ tpm: 60_000, latencyMs: 2, answerTokens: () => 12 });
+
+  it("OpenAI SDK: a RateLimitError after one attempt (x-should-retry: false)", async () => {
+    const { fetch, attempts } = timingOut(THREE_HOURS_MS);
+    const openai = openAIClient(sim().server, { fetch, maxRetries: 2 });
+    const error = await openai.chat.completions
+      .create({ model: "gpt-sim", messages, max_tokens: 20 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).headers?.get("retry-after")).toBe("10800");
+    expect(attempts()).toBe(1);
+  });
+
+  it("ChatOpenAI: an error after one attempt (LangChain stops at a retry-after over 60 s)", async () => {
+    const { fetch, attempts } = timingOut(THREE_HOURS_MS);
+    const model = new ChatOpenAI({
+      model: "gpt-sim",
+      apiKey: "test-key",
+      maxTokens: 20,
+      maxRetries: 2,
+      configuration: { baseURL: `${sim().server.url}/v1`, fetch },
+    });
+    const error = await model.invoke("Say twelve words.").catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/llm-limiter: Admission on "tpm" needs 10800000 ms/);
+    expect(attempts()).toBe(1);
   });
 });
 
