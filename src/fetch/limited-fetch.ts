@@ -1,4 +1,5 @@
 import type { Estimate } from "../core/limits.js";
+import type { Reservation } from "../core/reservation.js";
 import { deploymentOfUrl, endpointOfUrl } from "../estimate/endpoint.js";
 import { estimateBody } from "../estimate/estimate-request.js";
 import type { Endpoint } from "../estimate/types.js";
@@ -6,6 +7,7 @@ import type { FetchHost, PickAdmitter } from "./admitter.js";
 import { resolveFetchOptions, type FetchSettings } from "./settings.js";
 import type { FetchOptions } from "./options.js";
 import { readRequest, withBody, type ReadRequest } from "./request.js";
+import { refusalResponse } from "./refusal.js";
 import { track } from "./track.js";
 
 /** A request that only counts one request: nothing in it to estimate. */
@@ -23,7 +25,8 @@ interface Plan {
 
 /**
  * A `fetch` that admits each request through the limiter `pick` returns for its model: it
- * estimates the JSON body, waits for admission (the caller's signal aborts the wait), sends,
+ * estimates the JSON body, waits for admission (the caller's signal aborts the wait; a refusal answers as a
+ * provider's, see `refusalResponse`), sends,
  * syncs every attempt's headers and settles the response's usage, holding the reservation
  * until its body is read (see `track`). `Limiter.fetch` passes a picker that returns the limiter itself,
  * and itself as `host`, which checks the options' `priority` at once and takes the warnings.
@@ -37,11 +40,19 @@ export function limitedFetch(pick: PickAdmitter, options?: FetchOptions, host?: 
     const plan = planOf(request, settings);
     const admitter = pick(plan.model);
     if (!admitter) return send(request.input, request.init);
-    const reservation = await admitter.acquire(plan.estimate, {
-      signal: request.signal,
-      priority: request.priority ?? settings.priority,
-      tenant: request.tenant ?? settings.tenant,
-    });
+    let reservation: Reservation;
+    try {
+      reservation = await admitter.acquire(plan.estimate, {
+        signal: request.signal,
+        priority: request.priority ?? settings.priority,
+        tenant: request.tenant ?? settings.tenant,
+      });
+    } catch (error) {
+      // An abort rejects as an abort; a refusal answers as a provider's refusal, so the SDK shows it as one.
+      const refusal = error === request.signal?.reason ? undefined : refusalResponse(error);
+      if (refusal) return refusal;
+      throw error;
+    }
     let response: Response;
     try {
       response = await send(request.input, plan.init);
