@@ -65,6 +65,9 @@ beforeAll(() => {
     stdio: "pipe",
   });
   cpSync(`${ROOT}package.json`, path.join(installed, "package.json"));
+  // A package of its own: without it, the repository's package.json (named llm-limiter) would be the consumer's, and
+  // node16 and bundler would resolve `llm-limiter` to the repository's own dist/ by self-reference.
+  writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "consumer", private: true }));
   for (const file of ["consumer.ts", "consumer.mts", "consumer.cts"]) writeFileSync(path.join(app, file), CONSUMER);
 }, 120_000);
 
