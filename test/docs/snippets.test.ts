@@ -23,7 +23,7 @@ const redisSnippet = snippets.find((s) => s.file === "docs/redis.md");
 describe("the documentation's TypeScript", () => {
   it("is found in README.md (a quick start per provider), docs/ and the options' TSDoc", () => {
     const readme = snippets.filter((s) => s.file === "README.md").map((s) => s.heading);
-    expect(readme).toEqual(["OpenAI", "Anthropic", "Azure OpenAI"]);
+    expect(readme).toEqual(["OpenAI", "Anthropic", "Azure OpenAI", "The manual form: `run`"]);
     const files = new Set(snippets.map((s) => s.file));
     for (const file of ["docs/usage.md", "docs/options.md", "docs/redis.md", "src/options.ts"]) {
       expect(files).toContain(file);

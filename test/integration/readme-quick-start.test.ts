@@ -8,14 +8,15 @@ import type { Dialect } from "../../src/testing/index.js";
 import { compileQuickStart, quickStartSource } from "./quick-start-snippet.js";
 import { onVirtualNetworkTime } from "./virtual-network-time.js";
 
-// The README's quick starts for OpenAI and Anthropic, taken from README.md when the test runs
-// (so the docs cannot drift), run as printed with the README's limits: the real SDK, configured
-// by its environment variables, over HTTP against the simulator enforcing those limits, with a burst
-// of 1.5 times the RPM. On real time the burst's tail alone would take half a minute, so it runs
-// on virtual time: the loopback HTTP takes none, and the simulator draws the delays a network
-// adds, within the limiter's default arrival delay of 500 ms. The calls the burst sends at once
-// open connections (TCP, TLS, a proxy) and reach the provider 400 ms late; later ones ride open
-// connections and arrive 0–50 ms late, overtaking the burst's stragglers.
+// The README's quick starts for OpenAI and Anthropic (through `limiter.fetch()`) and its manual
+// form, taken from README.md when the test runs (so the docs cannot drift), run as printed with the
+// README's limits: the real SDK, configured by its environment variables, over HTTP against the
+// simulator enforcing those limits, with a burst of 1.5 times the RPM. On real time the burst's
+// tail alone would take half a minute, so it runs on virtual time: the loopback HTTP takes none,
+// and the simulator draws the delays a network adds, within the limiter's default arrival delay of
+// 500 ms. The calls the burst sends at once open connections (TCP, TLS, a proxy) and reach the
+// provider 400 ms late; later ones ride open connections and arrive 0–50 ms late, overtaking the
+// burst's stragglers.
 const OPENING_DELAY_MS = 400;
 const OPEN_JITTER_MS = 50;
 
@@ -43,6 +44,13 @@ const PROVIDERS: readonly Provider[] = [
     dialect: "anthropic",
     env: (url) => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "test-key" }),
     free: (messages, inputTokens) => ({ messages, inputTokens }),
+  },
+  {
+    heading: "The manual form: `run`",
+    modules: { openai, "llm-limiter": llmLimiter },
+    dialect: "openai",
+    env: (url) => ({ OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: "test-key" }),
+    free: (messages, promptTokens) => ({ messages, promptTokens }),
   },
 ];
 
