@@ -152,7 +152,9 @@ describe("learning from headers, bounded", () => {
               // An obeying client admits this call once the level covers it and every call before it in the round.
               const latest = start + Math.max(0, (needed - obeyedAt(start)) / rate);
               const reservation = await limiter.acquire(estimate);
-              expect(performance.now()).toBeLessThanOrEqual(latest + 1);
+              // Timers count whole milliseconds: an alarm may fire up to 1 ms late, and the admission it makes
+              // rounds up once more (CI found a call 2 ms after the obeying client's time).
+              expect(performance.now()).toBeLessThanOrEqual(latest + 2);
               // Charged what the call may use on arrival, the rest refunded on completion, as OpenAI and the
               // simulator charge max_tokens. (Whether a call finds room is not this property's subject: only when.)
               const usage = Math.floor(estimate * used);
@@ -176,7 +178,31 @@ describe("learning from headers, bounded", () => {
           await limiter.close();
         },
       ),
-      { numRuns: numRuns(60) },
+      {
+        numRuns: numRuns(60),
+        examples: [
+          [
+            [
+              {
+                calls: [
+                  { estimate: 1194, used: 0.9991624790619765 },
+                  { estimate: 816, used: 0.9987745098039216 },
+                ],
+                latencyMs: 50,
+              },
+              {
+                calls: [
+                  { estimate: 6, used: 1 },
+                  { estimate: 2995, used: 0 },
+                ],
+                latencyMs: 50,
+              },
+            ],
+            5000,
+            "configured",
+          ],
+        ],
+      },
     );
   }, 120_000);
 });
