@@ -78,12 +78,14 @@ describe("discovery without headers (property)", () => {
           };
           for (const s of steps) {
             if (s.kind === "admit") {
+              // After a cut the calls in flight may exceed the limit: none is admitted until they fall below it.
+              const before = inFlight.length;
               for (let i = 0; i < s.n; i++) {
                 const reservation = limiter.tryAcquire(1);
                 if (reservation === undefined) break;
                 inFlight.push({ reservation, seq: ++admissions });
               }
-              expect(inFlight.length).toBeLessThanOrEqual(model.limit);
+              expect(inFlight.length).toBeLessThanOrEqual(Math.max(model.limit, before));
             } else if (s.kind === "answer" && inFlight.length > 0) {
               const [call] = inFlight.splice(s.index % inFlight.length, 1);
               answer(call!, s.ok);
