@@ -3,7 +3,7 @@
  * concurrency limit (docs/header-sync.md, "Providers that send no headers").
  */
 import { describe, expect, it } from "vitest";
-import { Limiter, type Reservation } from "../src/index.js";
+import { Limiter, LimiterClosedError, type Reservation } from "../src/index.js";
 import { DISCOVERY_BACKOFF, DISCOVERY_CEILING, DISCOVERY_START } from "../src/sync/discovery.js";
 import { useFakeTime } from "./fake-time.js";
 
@@ -44,10 +44,15 @@ describe("discovery without headers", () => {
     expect(limitOf(limiter)).toBe(DISCOVERY_START);
     await admit(limiter, DISCOVERY_START);
     let third = false;
-    void limiter.acquire(1).then(() => (third = true));
+    const waiting = limiter.acquire(1);
+    waiting.then(
+      () => (third = true),
+      () => undefined,
+    );
     await time.timers.tickAsync(10_000);
     expect(third).toBe(false);
     await limiter.close();
+    await expect(waiting).rejects.toBeInstanceOf(LimiterClosedError);
   });
 
   it("until the first 429, each success adds one (the limit doubles per round)", async () => {
