@@ -54,10 +54,20 @@ const THREE_HOURS_MS = 3 * 3_600_000;
 
 const TOO_LARGE =
   /^413 llm-limiter: Request costs \d+ on "(tpm|otpm)" but its capacity is 1000; it can never be admitted$/;
+/** The simulators every client here calls: an OpenAI-style key and an Anthropic-style one, answering at once. */
+const OPENAI_QUOTA = { tpm: 60_000, latencyMs: 2, answerTokens: () => 12 } satisfies Parameters<typeof useSimulator>[0];
+const ANTHROPIC_QUOTA = {
+  itpm: 40_000,
+  otpm: 8_000,
+  dialect: "anthropic",
+  latencyMs: 2,
+  answerTokens: () => 12,
+} satisfies Parameters<typeof useSimulator>[0];
+
 const messages = [{ role: "user" as const, content: "Say twelve words." }];
 
 describe("refusals through limiter.fetch() on the OpenAI SDK (maxRetries 2)", () => {
-  const sim = useSimulator({ tpm: 60_000, latencyMs: 2, answerTokens: () => 12 });
+  const sim = useSimulator(OPENAI_QUOTA);
 
   it("a call that can never fit: an APIError 413 with the budget and the cost, after one attempt", async () => {
     const { fetch, attempts, sent } = tooSmall({ tpm: 1_000 });
@@ -103,7 +113,7 @@ describe("refusals through limiter.fetch() on the OpenAI SDK (maxRetries 2)", ()
 });
 
 describe("a wait of hours through limiter.fetch() (maxRetries 2): a 429 the OpenAI SDK and LangChain do not retry", () => {
-  const sim = useSimulator({ tpm: 60_000, latencyMs: 2, answerTokens: () => 12 });
+  const sim = useSimulator(OPENAI_QUOTA);
 
   it("OpenAI SDK: a RateLimitError after one attempt (x-should-retry: false)", async () => {
     const { fetch, attempts } = timingOut(THREE_HOURS_MS);
@@ -132,7 +142,7 @@ describe("a wait of hours through limiter.fetch() (maxRetries 2): a 429 the Open
 });
 
 describe("refusals through limiter.fetch() on the Anthropic SDK (maxRetries 2)", () => {
-  const sim = useSimulator({ itpm: 40_000, otpm: 8_000, dialect: "anthropic", latencyMs: 2, answerTokens: () => 12 });
+  const sim = useSimulator(ANTHROPIC_QUOTA);
 
   it("a call that can never fit: a ContentTooLargeError 413 with the budget and the cost, after one attempt", async () => {
     const { fetch, attempts, sent } = tooSmall({ itpm: 40_000, otpm: 1_000 });
@@ -161,14 +171,8 @@ describe("refusals through limiter.fetch() on the Anthropic SDK (maxRetries 2)",
 });
 
 describe("refusals through limiter.fetch() on the AI SDK (maxRetries 2)", () => {
-  const openaiSim = useSimulator({ tpm: 60_000, latencyMs: 2, answerTokens: () => 12 });
-  const anthropicSim = useSimulator({
-    itpm: 40_000,
-    otpm: 8_000,
-    dialect: "anthropic",
-    latencyMs: 2,
-    answerTokens: () => 12,
-  });
+  const openaiSim = useSimulator(OPENAI_QUOTA);
+  const anthropicSim = useSimulator(ANTHROPIC_QUOTA);
 
   it("createOpenAI, a call that can never fit: an APICallError 413, not retryable, after one attempt", async () => {
     const { fetch, attempts, sent } = tooSmall({ tpm: 1_000 });
@@ -219,7 +223,7 @@ describe("refusals through limiter.fetch() on the AI SDK (maxRetries 2)", () => 
 });
 
 describe("an abort through limiter.fetch() on the AI SDK and LangChain.js still rejects as an abort", () => {
-  const sim = useSimulator({ tpm: 60_000, latencyMs: 2, answerTokens: () => 12 });
+  const sim = useSimulator(OPENAI_QUOTA);
 
   it("generateText: an AbortError, after one attempt, leaving the queue", async () => {
     const { limiter, fetch, attempts, sent } = queuing();
@@ -262,14 +266,8 @@ describe("an abort through limiter.fetch() on the AI SDK and LangChain.js still 
 });
 
 describe("refusals through limiter.fetch() on LangChain.js (maxRetries 2)", () => {
-  const openaiSim = useSimulator({ tpm: 60_000, latencyMs: 2, answerTokens: () => 12 });
-  const anthropicSim = useSimulator({
-    itpm: 40_000,
-    otpm: 8_000,
-    dialect: "anthropic",
-    latencyMs: 2,
-    answerTokens: () => 12,
-  });
+  const openaiSim = useSimulator(OPENAI_QUOTA);
+  const anthropicSim = useSimulator(ANTHROPIC_QUOTA);
 
   it("ChatOpenAI, a call that can never fit: an error with the message, after one attempt", async () => {
     const { fetch, attempts, sent } = tooSmall({ tpm: 1_000 });
