@@ -64,16 +64,18 @@ export class Harness implements RunState {
   static with(scenario: Scenario, body: (harness: Harness) => Promise<void>): Promise<void> {
     // fast-check's interruptAfterTimeLimit stops waiting for a run but cannot stop it: the next run waits for it to
     // end (and uninstall its timers) instead of failing to install its own.
-    const run = Harness.running.catch(() => {}).then(async () => {
-      const { timers, clock } = installFakeTime({ wallStartMs: 0 });
-      try {
-        const harness = new Harness(timers, clock, scenario);
-        harness.checkpoint();
-        await body(harness);
-      } finally {
-        timers.uninstall();
-      }
-    });
+    const run = Harness.running
+      .catch(() => {})
+      .then(async () => {
+        const { timers, clock } = installFakeTime({ wallStartMs: 0 });
+        try {
+          const harness = new Harness(timers, clock, scenario);
+          harness.checkpoint();
+          await body(harness);
+        } finally {
+          timers.uninstall();
+        }
+      });
     Harness.running = run;
     return run;
   }
