@@ -158,9 +158,10 @@ describe("limiter.fetch() refusals answer as a provider's", () => {
       URL_CHAT,
       post(chat(10)),
     );
+    // The hint counts from the answer: it is short by the time the answer took (long on a busy machine).
+    const took = Date.now() - at + inMs;
     expect(response.status).toBe(429);
-    // Date.now() may move a millisecond between the error and the answer.
-    expect(Number(response.headers.get("retry-after-ms"))).toBeGreaterThanOrEqual(Number(ms) - 5);
+    expect(Number(response.headers.get("retry-after-ms"))).toBeGreaterThanOrEqual(Number(ms) - took - 1);
     expect(Number(response.headers.get("retry-after-ms"))).toBeLessThanOrEqual(Number(ms));
     expect(response.headers.get("retry-after")).toBe(s);
     expect(response.headers.get("x-should-retry")).toBe(retry);
