@@ -53,23 +53,19 @@ const PROBED: WorkloadCall[] = Array.from({ length: 20 }, () => ({
 }));
 
 /**
- * Run in the page (no DOM types here): the first segment both runs' lines share, and which
- * line the browser finds on top at its middle.
+ * Run in the page (no DOM types here): a point both runs' lines pass through, and which line
+ * the browser finds on top there.
  */
-const TOP_OF_SHARED_SEGMENT = `(chartId) => {
+const TOP_OF_SHARED_POINT = `(chartId) => {
   const svg = document.querySelector("#" + chartId + " svg");
   // elementFromPoint sees the viewport only.
   svg.scrollIntoView({ block: "center" });
   const line = (name) => [...svg.querySelector('polyline[data-series="' + name + '"]').points];
-  const [limiter, naive] = [line("llm-limiter"), line("no limiter")];
-  const same = (p, q) => p.x === q.x && p.y === q.y;
-  for (let i = 0; i + 1 < Math.min(limiter.length, naive.length); i++) {
-    const [a, b] = [limiter[i], limiter[i + 1]];
-    if (!same(a, naive[i]) || !same(b, naive[i + 1]) || b.x - a.x < 2) continue;
-    const point = new DOMPoint((a.x + b.x) / 2, (a.y + b.y) / 2).matrixTransform(svg.getScreenCTM());
-    return document.elementFromPoint(point.x, point.y)?.getAttribute("data-series");
-  }
-  return "no shared segment";
+  const naive = line("no limiter");
+  const shared = line("llm-limiter").find((p) => naive.some((q) => q.x === p.x && q.y === p.y));
+  if (shared === undefined) return "no shared point";
+  const point = new DOMPoint(shared.x, shared.y).matrixTransform(svg.getScreenCTM());
+  return document.elementFromPoint(point.x, point.y)?.getAttribute("data-series");
 }`;
 
 const requests: string[] = [];
@@ -150,7 +146,7 @@ describe.runIf(present || inCi)("the simulate report in headless Chromium", () =
   it("paints the limiter's line over the baseline's where they meet", async () => {
     const { page } = await open(WORKLOAD, { rpm: 40, tpm: 30_000 }, "overlay");
     for (const id of ["waiting", "admissions", "rejections", "completed"]) {
-      const top = await page.evaluate(`(${TOP_OF_SHARED_SEGMENT})(${JSON.stringify(id)})`);
+      const top = await page.evaluate(`(${TOP_OF_SHARED_POINT})(${JSON.stringify(id)})`);
       expect(top, id).toBe("llm-limiter");
     }
   }, 60_000);

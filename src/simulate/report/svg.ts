@@ -126,7 +126,12 @@ export function lineChart(chart: Chart): string {
     .join("");
   const lines = chart.series
     .map((s) => {
-      const points = s.points.map(([px, py]) => `${x(px)},${y(py)}`).join(" ");
+      const xy = s.points.map(([px, py]) => [x(px), y(py)] as const);
+      // A flat stretch needs its ends only: the page stays small however long the run.
+      const points = xy
+        .filter(([, py], i) => i === 0 || i === xy.length - 1 || py !== xy[i - 1]![1] || py !== xy[i + 1]![1])
+        .map(([px, py]) => `${px},${py}`)
+        .join(" ");
       const dash = s.dashed ? ` stroke-dasharray="5 4"` : "";
       const style = s.faint ? `stroke-width="1.4" stroke-opacity="0.75"` : `stroke-width="2"`;
       return `<polyline class="series" data-series="${escape(s.name)}" fill="none" stroke="${s.color}" ${style}${dash} points="${points}"><title>${escape(describe(s, yTick))}</title></polyline>`;
