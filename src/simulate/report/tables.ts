@@ -51,7 +51,7 @@ export function samplesTable(result: SimulationResult): string {
       "time",
       "arrived",
       ...["llm-limiter", "no limiter"].flatMap((run) => [`${run}: sent`, "429s", "served", "waiting"]),
-      ...dimensions.flatMap((d) => [`${d}: the key`, "limiter's view"]),
+      ...dimensions.flatMap((d) => [`${d}: the key (llm-limiter)`, "limiter's view"]),
     ],
     "th",
   );
