@@ -6,7 +6,8 @@ export const SIMULATE_USAGE = `Usage: llm-limiter simulate <workload.jsonl> [bud
 
 Runs a workload through llm-limiter against the built-in provider simulator on virtual time,
 and again from a client with no limiter, then reports both: 429s, makespan, latency, and (with
---out) an HTML page with charts of the bucket levels, queue, attempts and 429s over time.
+--out) an HTML page with charts over time of the key's levels beside the limiter's view, the
+queue, attempts and 429s, the limiter's stalls marked.
 
 Workload: one JSON object a line, {"at": ms, "prompt": n, "maxTokens": n, "completion": n}
 (optional "model" and "priority"); see docs/simulate.md.

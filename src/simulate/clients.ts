@@ -10,8 +10,11 @@ export class Tally {
   sent = 0;
   rejected = 0;
   served = 0;
-  /** Calls sleeping on a `retry-after` (no limiter). */
-  sleeping = 0;
+  /**
+   * Calls that have arrived and are not at the provider: waiting for admission or sleeping on a
+   * 429's `retry-after`. One entry a call (a workload may hold the same object twice).
+   */
+  readonly held = new Set<{ readonly call: WorkloadCall }>();
 
   get inFlight(): number {
     return this.sent - this.rejected - this.served;
@@ -21,6 +24,8 @@ export class Tally {
 /** Sends workload calls to its own simulated key; `send` resolves with the outcome and never rejects. */
 export interface Client {
   readonly tally: Tally;
+  /** The client's own simulated key. */
+  readonly provider: SimulatedProvider;
   send(call: WorkloadCall): Promise<SimulationOutcome>;
   /** Leaves nothing behind once every call has ended. */
   close(): Promise<void>;
@@ -67,7 +72,7 @@ function outcomeClock(): (call: WorkloadCall, attempts: number, error?: unknown)
 export class LimitedClient implements Client {
   readonly tally = new Tally();
   readonly limiter: Limiter;
-  private readonly provider: SimulatedProvider;
+  readonly provider: SimulatedProvider;
   private readonly outcome = outcomeClock();
   private readonly split: boolean;
 
@@ -92,14 +97,18 @@ export class LimitedClient implements Client {
       : call.prompt + call.maxTokens;
     const used: Estimate = this.split ? { input: call.prompt, output: call.completion } : call.prompt + call.completion;
     let attempts = 0;
+    const held = { call };
+    this.tally.held.add(held);
     try {
       await this.limiter.run(
         estimate,
         async (reservation) => {
           attempts++;
+          this.tally.held.delete(held);
           const res = await attempt(this.provider, this.tally, call);
           // Thrown the way the official SDKs throw a 429, so `run` syncs it and retries.
           if (res.status === 429) {
+            this.tally.held.add(held);
             throw Object.assign(new Error("rate limited"), { status: 429, headers: res.headers, error: res.body });
           }
           reservation.sync(res.headers);
@@ -110,6 +119,8 @@ export class LimitedClient implements Client {
       return this.outcome(call, attempts);
     } catch (error) {
       return this.outcome(call, attempts, error);
+    } finally {
+      this.tally.held.delete(held);
     }
   }
 }
@@ -117,7 +128,7 @@ export class LimitedClient implements Client {
 /** No limiter: fire on arrival; on a 429 wait the `retry-after` it names, then try again. */
 export class NaiveClient implements Client {
   readonly tally = new Tally();
-  private readonly provider: SimulatedProvider;
+  readonly provider: SimulatedProvider;
   private readonly outcome = outcomeClock();
 
   constructor(private readonly options: CheckedOptions) {
@@ -135,9 +146,10 @@ export class NaiveClient implements Client {
       const seconds = Number(res.headers["retry-after"]);
       // No hint: the call can never fit, and retrying cannot help.
       if (!Number.isFinite(seconds)) break;
-      this.tally.sleeping++;
+      const held = { call };
+      this.tally.held.add(held);
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-      this.tally.sleeping--;
+      this.tally.held.delete(held);
       res = await attempt(this.provider, this.tally, call);
     }
     return res.status === 200

@@ -24,7 +24,10 @@ function sampler(
   let arrived = 0;
   return (t) => {
     while (arrived < calls.length && calls[arrived]!.at <= t) arrived++;
-    const { tally } = client;
+    const { tally, provider } = client;
+    // Counted in calls as demanding as the most demanding one held, and never beyond the workload.
+    let waitingRoom = tally.held.size === 0 ? 0 : calls.length;
+    for (const { call } of tally.held) waitingRoom = Math.min(waitingRoom, provider.roomFor(call));
     return {
       t,
       arrived,
@@ -34,6 +37,8 @@ function sampler(
       waiting: waiting(),
       inFlight: tally.inFlight,
       ...buckets(),
+      providerLevels: provider.levels(),
+      waitingRoom,
     };
   };
 }
@@ -115,7 +120,7 @@ export async function simulate(workload: readonly WorkloadCall[], options: Simul
     checked,
     () => {
       const client = new NaiveClient(checked);
-      return { client, buckets: () => NO_BUCKETS, waiting: () => client.tally.sleeping };
+      return { client, buckets: () => NO_BUCKETS, waiting: () => client.tally.held.size };
     },
     "no limiter",
     sampleMs,

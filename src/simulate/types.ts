@@ -26,6 +26,18 @@ export interface SimulationSample {
   readonly levels: Readonly<Record<string, number>>;
   /** The capacity (burst size) of each of those buckets at that moment. */
   readonly capacities: Readonly<Record<string, number>>;
+  /**
+   * What the simulated key's own buckets hold, by dimension, in their units (exact, not floored
+   * as headers report them; below 0 while in debt): beside `levels`, what the limiter believed.
+   * Their capacities are the run's `budgets`.
+   */
+  readonly providerLevels: Readonly<Record<string, number>>;
+  /**
+   * How many calls the simulated key would have admitted at that moment, one after another, each
+   * as demanding as the most demanding call waiting (0 when none waited; at most the workload's
+   * calls). Room for several while nothing is sent marks a stall: calls waited for no budget.
+   */
+  readonly waitingRoom: number;
 }
 
 /** How one call ended. */

@@ -2,9 +2,9 @@ import { seededAnswerTokens } from "./answers.js";
 import type { Completion } from "./completion.js";
 import type { MeterReadings } from "./dialects.js";
 import { httpDate, rateLimitHeaders, rejectionHeaders, requestIdHeaderName } from "./dialects.js";
-import type { CallSize, Dimension, RejectionDimension } from "./dimensions.js";
+import type { CallSize, Dimension, DimensionName, RejectionDimension } from "./dimensions.js";
 import { DIMENSION_NAMES, createDimension } from "./dimensions.js";
-import { wholeUnitsLeft } from "./meter.js";
+import { ADMISSION_TOLERANCE, wholeUnitsLeft } from "./meter.js";
 import type { ArrivalInput, ResolvedOptions } from "./options.js";
 import { checkedDelay } from "./options.js";
 import type { Rejection } from "./rejection.js";
@@ -226,6 +226,27 @@ export class ProviderEngine {
       tokensUsed: this.#tokensUsed,
       calls: this.#records.map((r) => ({ ...r })),
     };
+  }
+
+  /** Each enforced dimension's level now, in its units: a bucket's exact level, negative while in debt. */
+  levels(): Partial<Record<DimensionName, number>> {
+    const now = this.#options.clock.now();
+    return Object.fromEntries(this.#dimensions.map(({ name, meter }) => [name, meter.level(now)]));
+  }
+
+  /**
+   * How many calls of this size would be admitted now, one after another (the concurrency cap
+   * included); takes nothing. `Infinity` when such a call costs nothing anywhere.
+   */
+  roomFor(size: CallSize): number {
+    const now = this.#options.clock.now();
+    const cap = this.#options.concurrency;
+    let room = cap === undefined ? Infinity : Math.max(0, cap - this.#inFlight.size);
+    for (const d of this.#dimensions) {
+      const cost = d.admissionCost(size);
+      if (cost > 0) room = Math.min(room, Math.max(0, Math.floor((d.meter.level(now) + ADMISSION_TOLERANCE) / cost)));
+    }
+    return room;
   }
 
   /** The dimension that keeps this call out longest, or none if it fits everywhere now. */

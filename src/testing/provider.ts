@@ -4,6 +4,7 @@ import { delay } from "./delay.js";
 import type { ProviderStats, ResponseHeaders } from "./engine.js";
 import { ProviderEngine } from "./engine.js";
 import type { Dialect, SimulatedDialect } from "./dialects.js";
+import type { DimensionName } from "./dimensions.js";
 import type { ListenOptions, ProviderServer } from "./http.js";
 import { serve } from "./http.js";
 import type { OpenAIChatCompletion } from "./openai-format.js";
@@ -81,6 +82,16 @@ export interface SimulatedProvider<Rejected = RateLimitedBody<Dialect>> {
   listen(options?: ListenOptions): Promise<ProviderServer>;
   /** Counters and per-call records since creation. */
   stats(): ProviderStats;
+  /**
+   * What each enforced dimension holds now, in its units (requests or tokens): a bucket's exact
+   * level, not floored as the headers report it, negative while an under-estimate is repaid.
+   */
+  levels(): Partial<Record<DimensionName, number>>;
+  /**
+   * How many calls of this size would be admitted now, one after another (the concurrency cap
+   * included); takes nothing. `Infinity` when such a call costs nothing anywhere.
+   */
+  roomFor(request: Pick<CallRequest, "prompt" | "maxTokens">): number;
 }
 
 const DEFAULT_MODEL = "simulated-model";
@@ -125,6 +136,8 @@ export function createProvider<D extends SimulatedDialect = Dialect>(
     },
     listen: (listenOptions) => serve(engine, listenOptions),
     stats: () => engine.stats(),
+    levels: () => engine.levels(),
+    roomFor: (request) => engine.roomFor(request),
   };
 }
 

@@ -54,6 +54,11 @@ describe("simulate", () => {
     expect(Math.min(...limiter.samples.map((s) => s.levels.rpm!))).toBe(0);
     expect(limiter.samples.at(-1)!.waiting).toBe(0);
     expect(naive.samples.every((s) => Object.keys(s.levels).length === 0)).toBe(true);
+    // The key's own levels, in both runs: full at the start, its rpm spent by the burst.
+    for (const run of [limiter, naive]) {
+      expect(run.samples[0]!.providerLevels).toEqual({ rpm: 20, tpm: 20_000 });
+      expect(Math.min(...run.samples.map((s) => s.providerLevels.rpm!))).toBeLessThan(1);
+    }
     expect(result.workload).toEqual({ calls: 60, lastArrivalMs: 0, tokensUsed: 18_000, tokensReserved: 30_000 });
   });
 
@@ -137,14 +142,28 @@ describe("renderReport", () => {
   it("draws one inline SVG per chart, the summary of both runs, and loads nothing", async () => {
     const result = await simulate(BURST, { ...BUDGETS, sampleMs: 1_000 });
     const html = renderReport(result, { title: "A <burst>" });
-    const figures = [...html.matchAll(/<figure class="chart" id="([a-z]+)">([\s\S]*?)<\/figure>/g)];
-    expect(figures.map((f) => f[1])).toEqual(["levels", "waiting", "admissions", "rejections", "completed"]);
+    const figures = [...html.matchAll(/<figure class="chart" id="([a-z-]+)">([\s\S]*?)<\/figure>/g)];
+    expect(figures.map((f) => f[1])).toEqual([
+      "levels-rpm",
+      "levels-tpm",
+      "waiting",
+      "admissions",
+      "rejections",
+      "completed",
+    ]);
     for (const [, , body] of figures) {
       expect(body!.match(/<svg /g)).toHaveLength(1);
       expect(body).toMatch(/<polyline [^>]*points="[\d., ]+"/);
     }
-    // Dimensions in the legend of the levels chart.
-    expect(figures[0]![2]).toMatch(/<li>.*rpm<\/li>.*<li>.*tpm<\/li>/);
+    // The key's level in both runs and the limiter's view, in the legend of each budget's chart.
+    for (const levels of figures.slice(0, 2)) {
+      expect(levels[2]).toMatch(
+        /<li>.*the key, no limiter<\/li><li>.*the key, llm-limiter<\/li><li>.*the limiter&#39;s view<\/li>/,
+      );
+    }
+    // The figures as a table too, every few samples, and the page stays small.
+    expect(html).toMatch(/<details id="samples">[\s\S]*<\/table><\/details>/);
+    expect(html.length).toBeLessThan(100_000);
     expect(html).toContain("<title>A &#60;burst&#62;</title>");
     expect(html).toMatch(/<td>429s drawn<\/td><td>0<\/td><td>[1-9][\d,]*<\/td>/);
     // Self-contained: no script, no stylesheet or image to fetch.

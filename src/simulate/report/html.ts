@@ -1,7 +1,9 @@
 import { clock, int } from "../format.js";
 import type { SimulationResult, SimulationSummary } from "../types.js";
 import { chartsOf } from "./charts.js";
+import { stallsOf } from "./stalls.js";
 import { escape, lineChart } from "./svg.js";
+import { samplesTable, stallSection } from "./tables.js";
 
 /** Options of {@link renderReport}. */
 export interface ReportOptions {
@@ -29,6 +31,11 @@ figcaption { font-weight: 600; margin-bottom: .25rem; }
 .legend { list-style: none; padding: 0; margin: .25rem 0 0; display: flex; gap: 1rem; flex-wrap: wrap; }
 .swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .3rem; vertical-align: -1px; }
 .note { color: #4b5563; }
+.band rect { fill: #dc2626; fill-opacity: .12; stroke: #dc2626; stroke-opacity: .5; }
+.band text { font-size: 11px; font-weight: 600; fill: #b91c1c; }
+.band-key { background: rgba(220, 38, 38, .12); border: 1px solid rgba(220, 38, 38, .5); }
+details { margin: 1.5rem 0; }
+details table { font-size: 12px; }
 `;
 
 const ms = (v: number): string => `${(v / 1000).toLocaleString("en-US", { maximumFractionDigits: 1 })} s`;
@@ -67,9 +74,11 @@ ${body}
 
 /**
  * A {@link SimulationResult} as one self-contained HTML page: the workload and budgets, a
- * summary table of both runs, and inline SVG charts over simulated time (the limiter's bucket
- * levels, calls waiting, attempts sent and 429s per sample interval, calls served). No script,
- * no external asset: it opens offline and can be attached to an issue as it is.
+ * summary table of both runs, the limiter's stalls, and inline SVG charts over simulated time
+ * (each budget's level at the key beside the limiter's view of it, calls waiting, attempts sent
+ * and 429s per sample interval, calls served; the limiter's line drawn over the baseline's, its
+ * stalls marked), then the same figures as a table. No script, no external asset: it opens
+ * offline and can be attached to an issue as it is.
  */
 export function renderReport(result: SimulationResult, options: ReportOptions = {}): string {
   const title = options.title ?? "llm-limiter simulation";
@@ -77,6 +86,7 @@ export function renderReport(result: SimulationResult, options: ReportOptions = 
     .map(([name, value]) => `${name} ${int(value)}`)
     .join(", ");
   const { workload, bound } = result;
+  const stalls = stallsOf(result.limiter);
   const warnings =
     result.warnings.length === 0
       ? ""
@@ -105,7 +115,9 @@ ${
     ? `<p class="note">* The bound assumes every call completes; a run that gave up on calls can come closer to it, or pass it.</p>`
     : ""
 }
-${chartsOf(result).map(lineChart).join("\n")}
+${stallSection(stalls)}
+${chartsOf(result, stalls).map(lineChart).join("\n")}
+${samplesTable(result)}
 ${warnings}
 </body>
 </html>
