@@ -311,9 +311,9 @@ export class Limiter {
   /**
    * A `fetch` for an SDK client (`new OpenAI({ fetch })`, `new Anthropic({ fetch })`, the AI SDK's
    * `createOpenAI({ fetch })`, LangChain's `configuration: { fetch }`) that admits every request
-   * through this limiter: it estimates the JSON body, waits in the queue (the request's signal aborts
-   * the wait), syncs every attempt's headers, 429s included, and settles the response's usage,
-   * holding the reservation until a stream ends. See docs/integrations.md.
+   * through this limiter: it estimates the JSON body (as {@link Limiter.estimate} does), waits in the queue (the
+   * request's signal aborts the wait), syncs every attempt's headers, 429s included, and settles the response's
+   * usage, holding the reservation until a stream ends; the usage teaches the estimates. See docs/integrations.md.
    */
   fetch(options?: FetchOptions): typeof globalThis.fetch {
     return limitedFetch(() => this, options, {

@@ -36,8 +36,10 @@ interface CallTerms {
  * A middleware for the AI SDK's `wrapLanguageModel` that keeps every call of the wrapped model inside the
  * limiter's budgets, whatever the provider:
  *
- * - it estimates the call from its parameters (the prompt counted by characters, `maxOutputTokens`) and waits
- *   for admission; aborting the call's `abortSignal` takes it out of the queue;
+ * - it estimates the call from its parameters (the prompt counted by characters, `maxOutputTokens`), the prompt
+ *   corrected by what the limiter learned of the provider's counts for the model (`usage.inputTokens.total` of
+ *   every call teaches it; docs/estimates.md), and waits for admission; aborting the call's `abortSignal` takes it
+ *   out of the queue;
  * - it syncs the limiter from the response's rate-limit headers, and from a failed call's (a 429 included, so an
  *   AI SDK retry waits for admission like any other call);
  * - it settles the usage the result reports, or for a stream its `finish` part, and releases when the call
