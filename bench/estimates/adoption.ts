@@ -77,6 +77,31 @@ export const ADOPTIONS: readonly Adoption[] = [
     },
   },
   {
+    name: "the manual form, `run` on `limiter.estimate(body)` (docs/estimates.md; proposed for the README)",
+    limits: { rpm: 500, tpm: 200_000 },
+    dialect: "openai",
+    calls: 300,
+    start(url, fetch) {
+      const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: "sim", fetch, maxRetries: 0 });
+      const limiter = new Limiter({ rpm: 500, tpm: 200_000, provider: "openai" });
+      return (prompt) => {
+        const body = { model: "gpt-4o-mini", messages: [{ role: "user" as const, content: prompt }], max_tokens: 512 };
+        return limiter.run(
+          limiter.estimate(body),
+          async (reservation) => {
+            const { data, response } = await openai.chat.completions
+              .create(body, { signal: reservation.signal })
+              .withResponse();
+            reservation.sync(response.headers);
+            const used = data.usage && { input: data.usage.prompt_tokens, output: data.usage.completion_tokens };
+            return { value: data, used };
+          },
+          { retry: { attempts: 3 } },
+        );
+      };
+    },
+  },
+  {
     name: "docs/ai-sdk.md: `streamText` through `rateLimitMiddleware(limiter)`",
     limits: { rpm: 500, tpm: 200_000 },
     dialect: "openai",
