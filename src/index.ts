@@ -23,6 +23,8 @@ export type {
   DimensionSettlement,
   Disposer,
   DriftEvent,
+  EstimateCorrectedEvent,
+  EstimateRatio,
   LimiterEventName,
   LimiterEvents,
   LimiterListener,

@@ -8,6 +8,11 @@ import { copyEstimate } from "./core/amounts.js";
 import { warnOfIsolatedBuckets } from "./core/isolate-warning.js";
 import { Ledger } from "./core/ledger.js";
 import type { Estimate, LimitChanges, Limits } from "./core/limits.js";
+import { EstimateRatios } from "./core/estimate-ratios.js";
+import { isRecord } from "./estimate/count.js";
+import { endpointOfBody } from "./estimate/endpoint.js";
+import { estimateRequest } from "./estimate/estimate-request.js";
+import type { EstimateRequestOptions, RequestEstimate } from "./estimate/types.js";
 import { Meters } from "./core/meters.js";
 import { checkTenant, type PriorityClasses } from "./core/priorities.js";
 import type { SyncOrigin } from "./core/origin.js";
@@ -20,7 +25,7 @@ import type { DimensionSnapshot } from "./buckets/types.js";
 import { limitedFetch, type FetchOptions } from "./fetch/index.js";
 import { EventHub } from "./events/hub.js";
 import { rejection } from "./events/payloads.js";
-import type { Disposer, LimiterEventName, LimiterListener, PauseState } from "./events/types.js";
+import type { Disposer, EstimateRatio, LimiterEventName, LimiterListener, PauseState } from "./events/types.js";
 import { dimensionStats, queueStats, type DimensionStats } from "./core/usage-stats.js";
 import type { HeaderInput, RateLimitView } from "./headers/types.js";
 import { modeFor, type GroupSeat } from "./modes.js";
@@ -63,6 +68,11 @@ export interface LimiterSnapshot {
   readonly oldestWaitMs: number;
   /** Present while a 429's pause holds: what each one paused, and until when. */
   readonly pauses?: readonly PauseState[];
+  /**
+   * Present once a call has taught the limiter how the provider counts prompts against its estimates: the
+   * correction per kind of request (`chat.completions`) and per kind and model (`chat.completions gpt-4o`).
+   */
+  readonly estimates?: Readonly<Record<string, EstimateRatio>>;
 }
 
 /** What a call that succeeded with no headers synced reports. */
@@ -93,6 +103,12 @@ export class Limiter {
   private readonly admission: Admission;
   private readonly headers: HeaderSync;
   private readonly events = new EventHub((warning) => this.warn(warning));
+  /**
+   * What the provider's counts taught of this limiter's prompt estimates, per kind and model: `limiter.fetch()`,
+   * the AI SDK middleware and {@link Limiter.estimate} correct their estimates by it.
+   * @internal
+   */
+  readonly ratios = new EstimateRatios(() => this.events.channels.corrected);
   private readonly host: CallHost & { maxUsage: number } = {
     // Only into the dimension the reservation was charged on, not one re-added under its name.
     give: (meter, amount, chargedAt) => {
@@ -129,6 +145,7 @@ export class Limiter {
     maxUsage: DEFAULT_MAX_USAGE,
     classify: (error) => this.headers.classify(error),
     events: this.events.channels,
+    learn: (estimate, input) => this.ratios.settled(estimate, input),
   };
 
   constructor(options: LimiterOptions = {}) {
@@ -286,21 +303,57 @@ export class Limiter {
       limit === undefined
         ? { dimensions, ...counts }
         : { dimensions, concurrency: { limit, available: limit - levels.slotsInUse }, ...counts };
-    return pauses ? { ...snapshot, pauses } : snapshot;
+    const estimates = this.ratios.readings();
+    const withPauses = pauses ? { ...snapshot, pauses } : snapshot;
+    return estimates ? { ...withPauses, estimates } : withPauses;
   }
 
   /**
    * A `fetch` for an SDK client (`new OpenAI({ fetch })`, `new Anthropic({ fetch })`, the AI SDK's
    * `createOpenAI({ fetch })`, LangChain's `configuration: { fetch }`) that admits every request
-   * through this limiter: it estimates the JSON body, waits in the queue (the request's signal aborts
-   * the wait), syncs every attempt's headers, 429s included, and settles the response's usage,
-   * holding the reservation until a stream ends. See docs/integrations.md.
+   * through this limiter: it estimates the JSON body (as {@link Limiter.estimate} does), waits in the queue (the
+   * request's signal aborts the wait), syncs every attempt's headers, 429s included, and settles the response's
+   * usage, holding the reservation until a stream ends; the usage teaches the estimates. See docs/integrations.md.
    */
   fetch(options?: FetchOptions): typeof globalThis.fetch {
     return limitedFetch(() => this, options, {
       checkPriority: (priority) => this.classes.rankOf(priority),
       warn: (warning) => this.warn(warning),
     });
+  }
+
+  /**
+   * What a request body will cost at admission, as `limiter.fetch()` estimates it: {@link estimateRequest}'s
+   * prompt count multiplied by what this limiter has learned of the provider's counts for the body's endpoint
+   * and model (see {@link LimiterSnapshot.estimates}), and its output cap. For the manual form: pass the result
+   * to `run` or `acquire` and settle `{ input, output }` as the provider reported them (for Anthropic, input
+   * plus cache reads and writes is what the ratio compares; see docs/estimates.md), and the settle teaches the
+   * ratio. With a `tokenizer` the count is the caller's own: it is neither corrected nor learned from. Throws
+   * `TypeError` on a body that is not a JSON object or on bad options, as `estimateRequest` does.
+   *
+   * @example
+   * ```ts
+   * import OpenAI from "openai";
+   * import { Limiter } from "llm-limiter";
+   *
+   * const openai = new OpenAI({ maxRetries: 0 });
+   * const limiter = new Limiter({ rpm: 500, tpm: 200_000, provider: "openai" });
+   * const body = { model: "gpt-4o-mini", max_tokens: 512, messages: [{ role: "user" as const, content: "Hi" }] };
+   * const completion = await limiter.run(limiter.estimate(body), async (reservation) => {
+   *   const data = await openai.chat.completions.create(body, { signal: reservation.signal });
+   *   const used = data.usage && { input: data.usage.prompt_tokens, output: data.usage.completion_tokens };
+   *   return { value: data, used };
+   * });
+   * ```
+   */
+  estimate(body: unknown, options: EstimateRequestOptions = {}): RequestEstimate {
+    const estimate = estimateRequest(body, options);
+    if (options.tokenizer !== undefined || !isRecord(body)) return estimate;
+    const kind = options.endpoint ?? endpointOfBody(body);
+    const model = typeof body.model === "string" ? body.model : undefined;
+    const corrected = { input: this.ratios.corrected(kind, model, estimate.input), output: estimate.output };
+    this.ratios.remember(corrected, kind, model, estimate.input);
+    return corrected;
   }
 
   /** Resolves when nothing is queued or in flight. */
@@ -464,6 +517,7 @@ export class Limiter {
     const copy = copyEstimate(estimate);
     const problem = copy === estimate ? undefined : this.meters.problemWith(copy, this.classes.reserves[rank]!);
     if (problem) throw problem;
+    if (copy !== estimate) this.ratios.carry(estimate as object, copy as object);
     return copy;
   }
 }

@@ -1,4 +1,5 @@
 import type { LanguageModelMiddleware } from "ai";
+import type { EstimateRatios } from "../core/estimate-ratios.js";
 import type { Estimate } from "../core/limits.js";
 import type { Reservation } from "../core/reservation.js";
 import { shown } from "../core/values.js";
@@ -10,10 +11,20 @@ import { resolveMiddlewareOptions, type RateLimitMiddlewareOptions } from "./opt
 import { promptTokens } from "./prompt.js";
 import { holdUntilEnd } from "./stream.js";
 import { settledUsage } from "./usage.js";
-import type { GenerateResult, ModelCallParams, StreamResult, WrappedModel } from "./types.js";
+import type { GenerateResult, ModelCallParams, ModelUsage, StreamResult, WrappedModel } from "./types.js";
 
-/** What the middleware needs of a limiter: a whole call admitted (`run`), or one held over a stream (`acquire`). */
-type Admitter = Pick<Limiter, "run" | "acquire">;
+/**
+ * What the middleware needs of a limiter: a whole call admitted (`run`), or one held over a stream (`acquire`), and
+ * what it learned of the provider's prompt counts.
+ */
+type Admitter = Pick<Limiter, "run" | "acquire"> & { readonly ratios?: EstimateRatios };
+
+/** The built-in estimate of a call, and where its usage teaches how the provider counts the prompt. */
+interface OwnEstimate {
+  readonly estimate: Estimate;
+  /** The prompt as counted here, before the correction; `undefined` for the caller's own `estimate`. */
+  readonly estimatedInput: number | undefined;
+}
 
 /** A call's priority and tenant, as its headers named them (the headers are stripped before the call is sent). */
 interface CallTerms {
@@ -25,8 +36,10 @@ interface CallTerms {
  * A middleware for the AI SDK's `wrapLanguageModel` that keeps every call of the wrapped model inside the
  * limiter's budgets, whatever the provider:
  *
- * - it estimates the call from its parameters (the prompt counted by characters, `maxOutputTokens`) and waits
- *   for admission; aborting the call's `abortSignal` takes it out of the queue;
+ * - it estimates the call from its parameters (the prompt counted by characters, `maxOutputTokens`), the prompt
+ *   corrected by what the limiter learned of the provider's counts for the model (`usage.inputTokens.total` of
+ *   every call teaches it; docs/estimates.md), and waits for admission; aborting the call's `abortSignal` takes it
+ *   out of the queue;
  * - it syncs the limiter from the response's rate-limit headers, and from a failed call's (a 429 included, so an
  *   AI SDK retry waits for admission like any other call);
  * - it settles the usage the result reports, or for a stream its `finish` part, and releases when the call
@@ -69,10 +82,17 @@ export function rateLimitMiddleware(
       tenant: named?.tenant ?? settings.tenant,
     };
   };
-  const estimateOf = (params: ModelCallParams, model: WrappedModel): Estimate =>
-    settings.estimate
-      ? settings.estimate(params, model)
-      : { input: promptTokens(params), output: params.maxOutputTokens ?? settings.defaultMaxOutputTokens };
+  const estimateOf = (params: ModelCallParams, model: WrappedModel, admitter: Admitter): OwnEstimate => {
+    if (settings.estimate) return { estimate: settings.estimate(params, model), estimatedInput: undefined };
+    const estimatedInput = promptTokens(params);
+    const input = admitter.ratios?.corrected(model.provider, model.modelId, estimatedInput) ?? estimatedInput;
+    return { estimate: { input, output: params.maxOutputTokens ?? settings.defaultMaxOutputTokens }, estimatedInput };
+  };
+  /** Teaches the limiter the provider's count of the prompt: the AI SDK's input total has cache reads and writes. */
+  const learn = (admitter: Admitter, model: WrappedModel, own: OwnEstimate, usage: ModelUsage | undefined): void => {
+    if (own.estimatedInput === undefined) return;
+    admitter.ratios?.learn(model.provider, model.modelId, own.estimatedInput, usage?.inputTokens?.total);
+  };
 
   return {
     specificationVersion: "v3",
@@ -93,8 +113,10 @@ export function rateLimitMiddleware(
     },
     async wrapGenerate({ doGenerate, params, model }) {
       const countCacheReads = settings.countCacheReads(model);
-      return limiterFor(model).run(
-        estimateOf(params, model),
+      const admitter = limiterFor(model);
+      const own = estimateOf(params, model, admitter);
+      return admitter.run(
+        own.estimate,
         async (reservation) => {
           let result: GenerateResult;
           try {
@@ -103,6 +125,7 @@ export function rateLimitMiddleware(
             return failed(reservation, error);
           }
           if (result.response?.headers) reservation.sync(result.response.headers);
+          learn(admitter, model, own, result.usage);
           return { value: result, used: settledUsage(result.usage, countCacheReads) };
         },
         admission(params),
@@ -110,7 +133,9 @@ export function rateLimitMiddleware(
     },
     async wrapStream({ doStream, params, model }) {
       const countCacheReads = settings.countCacheReads(model);
-      const reservation = await limiterFor(model).acquire(estimateOf(params, model), admission(params));
+      const admitter = limiterFor(model);
+      const own = estimateOf(params, model, admitter);
+      const reservation = await admitter.acquire(own.estimate, admission(params));
       let result: StreamResult;
       try {
         result = await doStream();
@@ -120,7 +145,10 @@ export function rateLimitMiddleware(
       }
       // A stream's headers leave before its answer: they show the estimate charged, so they apply at once.
       if (result.response?.headers) reservation.sync(result.response.headers);
-      const stream = holdUntilEnd(result.stream, reservation, (usage) => settledUsage(usage, countCacheReads));
+      const stream = holdUntilEnd(result.stream, reservation, (usage) => {
+        learn(admitter, model, own, usage);
+        return settledUsage(usage, countCacheReads);
+      });
       return { ...result, stream };
     },
   };

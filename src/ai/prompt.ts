@@ -21,7 +21,8 @@ type Tool = NonNullable<ModelCallParams["tools"]>[number];
 /**
  * Estimated input tokens of a call: the system prompt and every message's parts (text, reasoning, tool calls and
  * results by their JSON; files at {@link FILE_TOKENS}, inline text files by their text), the tools' definitions,
- * and each message's overhead. A character count (`textTokens`), not a tokenizer: header sync corrects the drift.
+ * and each message's overhead. A character count (`textTokens`), not a tokenizer: the limiter corrects it by what
+ * usages taught (docs/estimates.md).
  */
 export function promptTokens(params: ModelCallParams): number {
   let tokens = REPLY_PRIMING_TOKENS;

@@ -107,6 +107,8 @@ export interface CallHost {
   classify(error: unknown): FailureClass;
   /** The limiter's events (a channel is `undefined` while nobody listens). */
   readonly events: Channels;
+  /** A call admitted on `estimate` (an object) settled its input at `input`: the limiter's own estimates learn. */
+  learn(estimate: object, input: number): void;
 }
 
 /** `outcome` of a refunded call. */
@@ -288,6 +290,8 @@ export class AdmittedCall implements Reservation, SyncOrigin {
       meter.tally.add(admittedAtMs, RESERVED, books[2 * n + i]!);
       meter.tally.add(admittedAtMs, USED, used);
     }
+    const { estimate, outcome } = this;
+    if (typeof outcome === "object" && typeof estimate === "object") this.host.learn(estimate, outcome.input);
     this.host.events.settled?.emit(this.settlement());
     this.host.released(this.lease, this.refundable);
   }

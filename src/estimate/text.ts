@@ -1,21 +1,24 @@
 /**
  * A fast character-based token count for text, without a tokenizer.
  *
- * BPE tokenizers (OpenAI's o200k/cl100k, Anthropic's) give English prose about five
- * characters per token, code and punctuation fewer, and CJK scripts about 1.5 characters a
- * token. Counting by character class keeps the estimate close on all three; callers that need
- * exact counts plug in a tokenizer instead. The weights are fitted to o200k (`gpt-tokenizer`)
- * on the corpus in test/fixtures/estimate/, which test/estimate/accuracy.test.ts measures.
+ * BPE tokenizers (OpenAI's o200k/cl100k, Anthropic's) give English prose about 4.3
+ * characters per token, code and punctuation fewer, and CJK scripts about 1.6 characters a
+ * token. Counting by character class keeps the estimate near all three; callers that need
+ * exact counts plug in a tokenizer instead. The weights err high before any usage (the
+ * limiter then learns the provider's ratio, see docs/estimates.md): every class counts at
+ * least a quarter token a character, as OpenAI's character-based admission estimate and the
+ * simulator do, and the default is over o200k (`gpt-tokenizer`) on most text of the corpus
+ * `npm run bench:estimates` measures (bench/results/estimates.md).
  */
 
-/** Tokens per character: ASCII letters and spaces (a space joins the word after it). */
-const WORD_CHAR = 0.2;
+/** Tokens per character: ASCII letters and spaces (a space joins the word after it); o200k's is about 0.22. */
+const WORD_CHAR = 0.25;
 /** Tokens per character: ASCII digits (split into groups of at most three). */
 const DIGIT_CHAR = 0.5;
 /** Tokens per character: ASCII punctuation and symbols (each often a token of its own). */
 const SYMBOL_CHAR = 0.65;
-/** Tokens per character: CJK ideographs, kana and hangul. */
-const CJK_CHAR = 0.7;
+/** Tokens per character: CJK ideographs, kana and hangul (o200k: 0.4 to 1.1, traditional Chinese the most). */
+const CJK_CHAR = 0.9;
 /** Tokens per character: other non-ASCII letters (accented Latin, Cyrillic, Greek...). */
 const OTHER_CHAR = 0.3;
 /** Tokens per astral character (emoji, rare ideographs), counted once for its surrogate pair. */

@@ -138,6 +138,31 @@ export interface ResumedEvent extends PauseState {
   readonly reason: PauseEnd;
 }
 
+/**
+ * What a limiter has learned of the provider's prompt counts for one kind of request and model
+ * (`snapshot().estimates`): the factor its own prompt estimates are multiplied by. See docs/estimates.md.
+ */
+export interface EstimateRatio {
+  /** The kind of request: an endpoint (`chat.completions`, `messages`, ...) or an AI SDK provider (`openai.chat`). */
+  readonly kind: string;
+  /** The model, as the request names it; `undefined`: every model of the kind (what a model not yet seen uses). */
+  readonly model: string | undefined;
+  /**
+   * What prompt estimates are multiplied by: the 95th percentile of the ratio counted / estimated over the latest
+   * 64 calls (the largest while fewer than 20), within [0.5, 4]; never below 1 where the provider charges at
+   * admission on its own character count (OpenAI and the compatible APIs).
+   */
+  readonly ratio: number;
+  /** The calls it was learned from, at most the latest 64. */
+  readonly samples: number;
+}
+
+/** A correction changed (`limiter.on("corrected", ...)`): what `snapshot().estimates` now shows for it. */
+export interface EstimateCorrectedEvent extends EstimateRatio {
+  /** The ratio before: 1 before the first call of its kind and model. */
+  readonly previous: number;
+}
+
 /** Every event a limiter emits, by name, with its payload. */
 export interface LimiterEvents {
   /** A request started waiting. */
@@ -158,6 +183,8 @@ export interface LimiterEvents {
   paused: PauseState;
   /** A pause ended before its time. */
   resumed: ResumedEvent;
+  /** What the limiter learned of the provider's prompt counts changed a correction of its estimates. */
+  corrected: EstimateCorrectedEvent;
 }
 
 /** The name of a limiter event. */

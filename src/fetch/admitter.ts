@@ -1,3 +1,4 @@
+import type { EstimateRatios } from "../core/estimate-ratios.js";
 import type { Estimate } from "../core/limits.js";
 import type { Reservation } from "../core/reservation.js";
 import type { AcquireOptions } from "../options.js";
@@ -5,6 +6,8 @@ import type { AcquireOptions } from "../options.js";
 /** What a limited fetch admits through: a `Limiter`, or the member of a group a request's model picks. */
 export interface Admitter {
   acquire(estimate: Estimate, options?: AcquireOptions): Promise<Reservation>;
+  /** What it learned of the provider's prompt counts: the library's own estimates are corrected by it. */
+  readonly ratios?: EstimateRatios;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { EstimateRatios } from "../core/estimate-ratios.js";
 import type { Estimate } from "../core/limits.js";
 import type { Reservation } from "../core/reservation.js";
 import { deploymentOfUrl, endpointOfUrl } from "../estimate/endpoint.js";
@@ -21,6 +22,8 @@ interface Plan {
   readonly init: RequestInit | undefined;
   /** The usage chunk was asked for by the wrapper, not the caller: hide it. */
   readonly hideUsageChunk: boolean;
+  /** The prompt as the library estimated it, before any correction; `undefined` where the estimate is the caller's. */
+  readonly estimatedInput: number | undefined;
 }
 
 /**
@@ -40,9 +43,11 @@ export function limitedFetch(pick: PickAdmitter, options?: FetchOptions, host?: 
     const plan = planOf(request, settings);
     const admitter = pick(plan.model);
     if (!admitter) return send(request.input, request.init);
+    const ratios = plan.estimatedInput === undefined ? undefined : admitter.ratios;
+    const estimate = ratios ? corrected(plan, ratios) : plan.estimate;
     let reservation: Reservation;
     try {
-      reservation = await admitter.acquire(plan.estimate, {
+      reservation = await admitter.acquire(estimate, {
         signal: request.signal,
         priority: request.priority ?? settings.priority,
         tenant: request.tenant ?? settings.tenant,
@@ -61,25 +66,35 @@ export function limitedFetch(pick: PickAdmitter, options?: FetchOptions, host?: 
       reservation.release();
       throw error;
     }
-    return track(reservation, response, { ...plan, signal: request.signal }, settings);
+    return track(reservation, response, { ...plan, signal: request.signal, ratios }, settings);
   };
+}
+
+/** The plan's estimate with its prompt multiplied by what `ratios` learned for its endpoint and model. */
+function corrected(plan: Plan, ratios: EstimateRatios): Estimate {
+  const { estimate, endpoint, model } = plan;
+  if (typeof estimate === "number" || endpoint === undefined) return estimate;
+  return { input: ratios.corrected(endpoint, model, estimate.input), output: estimate.output };
 }
 
 function planOf(request: ReadRequest, settings: FetchSettings): Plan {
   const { body, url } = request;
   const endpoint = url && body ? endpointOfUrl(url) : undefined;
   const model = typeof body?.model === "string" ? body.model : url && deploymentOfUrl(url);
-  const plain = { endpoint, model, init: request.init, hideUsageChunk: false };
+  const plain = { endpoint, model, init: request.init, hideUsageChunk: false, estimatedInput: undefined };
   if (!body || !url) return { ...plain, estimate: REQUEST_ONLY };
+  const own = settings.estimate === undefined && endpoint !== undefined;
   const estimate = settings.estimate
     ? settings.estimate(body, { url, endpoint, model })
     : endpoint
       ? estimateBody(body, endpoint, settings.counting)
       : REQUEST_ONLY;
-  if (!wantsUsageChunk(body, endpoint, request.rewritable, settings)) return { ...plain, estimate };
+  const estimatedInput = own && settings.learns && typeof estimate === "object" ? estimate.input : undefined;
+  const planned = { ...plain, estimate, estimatedInput };
+  if (!wantsUsageChunk(body, endpoint, request.rewritable, settings)) return planned;
   const streamOptions = typeof body.stream_options === "object" ? body.stream_options : {};
   const rewritten = { ...body, stream_options: { ...streamOptions, include_usage: true } };
-  return { ...plain, estimate, init: withBody(request.init, rewritten), hideUsageChunk: true };
+  return { ...planned, init: withBody(request.init, rewritten), hideUsageChunk: true };
 }
 
 /** An OpenAI chat stream that did not ask for its usage chunk, which the wrapper may add. */

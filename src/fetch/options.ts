@@ -30,8 +30,10 @@ export interface FetchOptions {
    */
   fetch?: typeof globalThis.fetch;
   /**
-   * Replaces the default estimate of a JSON body (`estimateRequest`). Called for every JSON `POST`
-   * body, `info.endpoint` undefined where the path names none the default reads.
+   * Replaces the default estimate of a JSON body (`estimateRequest`, its prompt corrected by what the
+   * limiter learned of the provider's counts: see docs/estimates.md). Called for every JSON `POST`
+   * body, `info.endpoint` undefined where the path names none the default reads. An estimate of the
+   * caller's own is neither corrected nor learned from.
    * @default `estimateRequest` with this object's `tokenizer`, `defaultMaxTokens` and `imageSize`
    */
   estimate?: (body: Record<string, unknown>, info: FetchRequestInfo) => Estimate;
@@ -41,7 +43,8 @@ export interface FetchOptions {
    */
   defaultMaxTokens?: number;
   /**
-   * Counts the tokens of each text of the body, e.g. `countTokens` of the optional peer `gpt-tokenizer`.
+   * Counts the tokens of each text of the body, e.g. `countTokens` of the optional peer `gpt-tokenizer`. Its counts
+   * are the caller's own: neither corrected nor learned from.
    * @default `undefined`: a character-class count, no tokenizer
    */
   tokenizer?: Tokenizer;

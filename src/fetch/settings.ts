@@ -11,6 +11,8 @@ export interface FetchSettings {
   readonly fetch: typeof globalThis.fetch | undefined;
   readonly estimate: ((body: Record<string, unknown>, info: FetchRequestInfo) => Estimate) | undefined;
   readonly counting: Counting;
+  /** The estimates are the library's own (no `estimate`, no `tokenizer`): they are corrected and learned from. */
+  readonly learns: boolean;
   readonly countCacheReads: boolean;
   readonly streamUsage: boolean;
   readonly priority: string | undefined;
@@ -80,6 +82,7 @@ export function resolveFetchOptions(options: FetchOptions = {}, host?: FetchHost
     fetch,
     estimate,
     counting,
+    learns: estimate === undefined && tokenizer === undefined,
     countCacheReads: countCacheReads ?? false,
     streamUsage: streamUsage ?? true,
     priority,

@@ -1,6 +1,6 @@
 import type { Endpoint } from "../estimate/types.js";
 import type { SseEvent } from "./sse.js";
-import { anthropicInput, isCount, usageOf, type SettledUsage, type UsageReading } from "./usage.js";
+import { anthropicInput, anthropicPrompt, isCount, usageOf, type SettledUsage, type UsageReading } from "./usage.js";
 
 /** Reads a stream's usage as its events pass. */
 export interface StreamUsage {
@@ -63,6 +63,7 @@ function usageIn(pick: (data: unknown) => unknown, endpoint: Endpoint, reading: 
 
 function anthropic(reading: UsageReading): StreamUsage {
   let input: number | undefined;
+  let prompt: number | undefined;
   let output: number | undefined;
   return {
     see(event) {
@@ -73,11 +74,12 @@ function anthropic(reading: UsageReading): StreamUsage {
       if (typeof usage !== "object" || usage === null) return true;
       // message_delta's counts are cumulative, and newer API versions repeat the input there.
       input = anthropicInput(usage, reading) ?? input;
+      prompt = anthropicPrompt(usage) ?? prompt;
       if (data?.type === "message_delta" && isCount(usage.output_tokens)) output = usage.output_tokens;
       return true;
     },
     get usage() {
-      return input !== undefined && output !== undefined ? { input, output } : undefined;
+      return input !== undefined && output !== undefined ? { input, output, prompt: prompt ?? input } : undefined;
     },
   };
 }

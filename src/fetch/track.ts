@@ -1,12 +1,12 @@
 import type { Reservation } from "../core/reservation.js";
-import type { Estimate } from "../core/limits.js";
+import type { EstimateRatios } from "../core/estimate-ratios.js";
 import type { Endpoint } from "../estimate/types.js";
 import type { FetchSettings } from "./settings.js";
 import { observeSse } from "./sse.js";
 import { MAX_EVENT_BYTES } from "./sse-events.js";
 import { streamUsage } from "./stream-usage.js";
 import { tapBody, type TapEnd } from "./tap.js";
-import { usageOf } from "./usage.js";
+import { usageOf, type SettledUsage } from "./usage.js";
 
 /** How much of an error body is read for its retry hint and limit type: what `classifyFailure` parses. */
 export const ERROR_BODY_BYTES = 65_536;
@@ -28,6 +28,12 @@ export interface Tracking {
   readonly hideUsageChunk: boolean;
   /** The request's signal: its abort releases the reservation at once. */
   readonly signal: AbortSignal | undefined;
+  /** The request's model, for what the usage teaches. */
+  readonly model: string | undefined;
+  /** The prompt as the library estimated it; `undefined` where the estimate is the caller's (nothing is learned). */
+  readonly estimatedInput: number | undefined;
+  /** Where the usage teaches the provider's count against `estimatedInput`. */
+  readonly ratios: EstimateRatios | undefined;
 }
 
 /**
@@ -66,7 +72,7 @@ export function track(
       usage.see,
       () => {
         // Cut short without a usage: the estimate stands.
-        if (usage.usage) settleQuietly(reservation, usage.usage);
+        if (usage.usage) settled(reservation, usage.usage, tracking, endpoint);
         reservation.release();
       },
       {
@@ -78,7 +84,8 @@ export function track(
     );
     return rebuilt(response, observed);
   }
-  return rebuilt(response, tapBody(body, jsonTap(reservation, headers, status, endpoint, settings), { signal }));
+  const tap = jsonTap(reservation, headers, status, tracking, endpoint, settings);
+  return rebuilt(response, tapBody(body, tap, { signal }));
 }
 
 function synced(reservation: Reservation, response: Response, options: { status: number }): Response {
@@ -109,6 +116,7 @@ function jsonTap(
   reservation: Reservation,
   headers: Headers,
   status: number,
+  tracking: Tracking,
   endpoint: Endpoint,
   settings: FetchSettings,
 ) {
@@ -123,7 +131,7 @@ function jsonTap(
       if (how === "end") {
         const json = parsed(text.text()) as { usage?: unknown } | null | undefined;
         const used = typeof json === "object" && json !== null ? usageOf(endpoint, json.usage, settings) : undefined;
-        if (used) settleQuietly(reservation, used);
+        if (used) settled(reservation, used, tracking, endpoint);
       }
       reservation.sync(headers, { status });
       reservation.release();
@@ -171,9 +179,12 @@ function tooLong(what: string, limit: number): Error {
   );
 }
 
-function settleQuietly(reservation: Reservation, used: Estimate): void {
+/** Settles the usage, and teaches the limiter how the provider counted the prompt it estimated. */
+function settled(reservation: Reservation, used: SettledUsage, tracking: Tracking, endpoint: Endpoint): void {
+  const { ratios, estimatedInput, model } = tracking;
+  if (ratios && estimatedInput !== undefined) ratios.learn(endpoint, model, estimatedInput, used.prompt);
   try {
-    reservation.settle(used);
+    reservation.settle({ input: used.input, output: used.output });
   } catch {
     // A usage the limiter cannot take (input and output metered apart, a number given): the estimate stands.
   }

@@ -4,6 +4,11 @@ import type { Endpoint } from "../estimate/types.js";
 export interface SettledUsage {
   input: number;
   output: number;
+  /**
+   * The whole prompt as the provider counted it, what the library's estimate is compared with: the input, plus
+   * Anthropic's cache reads where `input` leaves them out.
+   */
+  prompt: number;
 }
 
 /** How usage is read: whether Anthropic's cache reads count as input. */
@@ -28,8 +33,16 @@ export function usageOf(endpoint: Endpoint, usage: unknown, reading: UsageReadin
     case "responses":
       return pair(u.input_tokens, u.output_tokens);
     case "messages":
-      return pair(anthropicInput(u, reading), u.output_tokens);
+      return pair(anthropicInput(u, reading), u.output_tokens, anthropicPrompt(u));
   }
+}
+
+/**
+ * Anthropic's whole prompt: `input_tokens` counts only what follows the last cache breakpoint, so the cache's
+ * reads and writes are added back (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching).
+ */
+export function anthropicPrompt(u: Record<string, unknown>): number | undefined {
+  return anthropicInput(u, { countCacheReads: true });
 }
 
 /**
@@ -44,8 +57,8 @@ export function anthropicInput(u: Record<string, unknown>, reading: UsageReading
   return u.input_tokens + created + read;
 }
 
-function pair(input: unknown, output: unknown): SettledUsage | undefined {
-  return isCount(input) && isCount(output) ? { input, output } : undefined;
+function pair(input: unknown, output: unknown, prompt: unknown = input): SettledUsage | undefined {
+  return isCount(input) && isCount(output) ? { input, output, prompt: isCount(prompt) ? prompt : input } : undefined;
 }
 
 export function isCount(value: unknown): value is number {

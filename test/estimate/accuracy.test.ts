@@ -1,5 +1,7 @@
 import { countTokens, encodeChat } from "gpt-tokenizer";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { textTokens } from "../../src/estimate/text.js";
 import { estimateRequest } from "../../src/index.js";
 import type { Endpoint } from "../../src/index.js";
 import corpus from "../fixtures/estimate/corpus.json" with { type: "json" };
@@ -38,13 +40,23 @@ describe("the default estimate against gpt-tokenizer on test/fixtures/estimate/c
     }
   });
 
-  it("stays within 25% on text (12% on average), and within 50% over on tool schemas", () => {
+  it("errs high on text (+20% on average, at most 16% under, 45% over), and within 60% over on tool schemas", () => {
     expect(samples.length).toBeGreaterThanOrEqual(36);
     const text = samples.filter((s) => !withTools(s));
-    for (const s of text) expect(Math.abs(errorOf(s)), s.name).toBeLessThanOrEqual(0.25);
-    const meanAbs = text.reduce((sum, s) => sum + Math.abs(errorOf(s)), 0) / text.length;
-    expect(meanAbs).toBeLessThanOrEqual(0.12);
+    for (const s of text) expect(errorOf(s), s.name).toBeGreaterThanOrEqual(-0.16);
+    for (const s of text) expect(errorOf(s), s.name).toBeLessThanOrEqual(0.45);
+    expect(text.filter((s) => errorOf(s) < 0).map((s) => s.name)).toEqual(["prose-greek", "code-rust", "math", "logs"]);
+    const mean = text.reduce((sum, s) => sum + errorOf(s), 0) / text.length;
+    expect(Math.round(mean * 100)).toBe(20);
     for (const s of samples.filter(withTools)) expect(errorOf(s), s.name).toBeGreaterThanOrEqual(0);
-    for (const s of samples.filter(withTools)) expect(errorOf(s), s.name).toBeLessThanOrEqual(0.5);
+    for (const s of samples.filter(withTools)) expect(errorOf(s), s.name).toBeLessThanOrEqual(0.6);
+  });
+
+  it("never counts a text below the simulator's ceil(chars / 4), so a burst before any usage draws no 429 there", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 2_000 }), (text) => {
+        expect(textTokens(text)).toBeGreaterThanOrEqual(Math.ceil(text.length / 4));
+      }),
+    );
   });
 });

@@ -41,14 +41,14 @@ describe("the estimate against usage providers published, test/fixtures/estimate
     expect(new Set(entries.map((e) => JSON.stringify(e.body.messages ?? e.body.input))).size).toBe(8);
   });
 
-  it("the default never counts under the provider: 13% over on text on average, tools up to 60% over", () => {
+  it("the default never counts under the provider: 28% over on text on average, tools up to 80% over", () => {
     for (const e of entries) expect(errorOf(e), e.name).toBeGreaterThanOrEqual(0);
     const text = entries.filter((e) => !withTools(e));
     expect(text).toHaveLength(7);
-    for (const e of text) expect(errorOf(e), e.name).toBeLessThanOrEqual(0.25);
-    expect(Math.round(meanAbs(text) * 100)).toBe(13);
+    for (const e of text) expect(errorOf(e), e.name).toBeLessThanOrEqual(0.5);
+    expect(Math.round(meanAbs(text) * 100)).toBe(28);
     const tools = entries.filter(withTools);
-    expect(tools.map((e) => Math.round(errorOf(e) * 100))).toEqual([54, 60, 9]);
+    expect(tools.map((e) => Math.round(errorOf(e) * 100))).toEqual([73, 80, 12]);
   });
 
   it("with gpt-tokenizer, counts OpenAI's o200k models' text requests exactly", () => {
