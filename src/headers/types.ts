@@ -1,4 +1,7 @@
-/** A provider whose rate-limit headers have a known dialect (see shared/providers.md). */
+/**
+ * A provider whose rate-limit headers have a known dialect
+ * (see docs/providers.md#providers-that-send-rate-limit-headers).
+ */
 export type ProviderName =
   "openai" | "azure" | "anthropic" | "groq" | "cerebras" | "openrouter" | "together" | "mistral" | "ietf";
 
