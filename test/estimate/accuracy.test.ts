@@ -1,7 +1,7 @@
 import { countTokens, encodeChat } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
 import { estimateRequest } from "../../src/index.js";
-import type { Endpoint } from "../../src/index.js";
+import type { Endpoint } from "../../src/estimate/types.js";
 import corpus from "../fixtures/estimate/corpus.json" with { type: "json" };
 
 interface Sample {

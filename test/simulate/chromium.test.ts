@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { renderReport, simulate, type WorkloadCall } from "../../src/testing/index.js";
+import { renderReport, simulate, type WorkloadCall } from "../../src/simulate/index.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const present = existsSync(CHROMIUM);
