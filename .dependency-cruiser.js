@@ -67,8 +67,12 @@ const layers = [
   ["testingEntry", ["testing", "simulate"]],
   ["testing", ["core", "testing"]],
   // A group is made of limiters: it builds on the facade (limiter.ts, modes.ts); only index.ts imports it back.
-  // It forwards its members' events (`group.on`), and splits a group store (src/store) among them.
-  ["group", ["core", "headers", "buckets", "store", "admission", "options", "facade", "fetch", "events", "group"]],
+  // It forwards its members' events (`group.on`), and splits a group store (src/store) among them: its `store`
+  // option names the one users pass, src/redis's RedisGroupStore (a type: the group never builds one).
+  [
+    "group",
+    ["core", "headers", "buckets", "store", "admission", "options", "facade", "fetch", "events", "group", "redis"],
+  ],
   // simulate() drives a Limiter (the facade) against the simulator on fake timers (loaded when it runs, bundled
   // into the CLI); its CLI flags read as plan's do.
   ["simulate", ["simulate", "core", "testing", "facade", "plan", "fakeTimers"]],

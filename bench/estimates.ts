@@ -7,7 +7,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { estimateRequest } from "../src/index.js";
-import { createProvider, estimatePromptTokens } from "../src/testing/index.js";
+import { createProvider } from "../src/testing/index.js";
+import { estimatePromptTokens } from "../src/testing/prompt.js";
 import { ADOPTIONS, prosePrompts, runAdoption } from "./estimates/adoption.js";
 import { measureRatios } from "./estimates/ratios.js";
 

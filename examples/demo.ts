@@ -8,7 +8,7 @@ import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { clock } from "../src/simulate/format.js";
-import { renderReport, simulate } from "../src/testing/index.js";
+import { renderReport, simulate } from "../src/simulate/index.js";
 import {
   PROGRESS_HEAD,
   RESULT_HEAD,

@@ -69,7 +69,16 @@ export function checkMaxWaitMs(value: unknown): void {
 }
 
 /** Validates the options that are not budgets; budgets are checked by `buildBudget`. */
-export function resolveOptions(options: LimiterOptions): ResolvedOptions {
+/**
+ * The options as the package itself may give them: `store` any store of the limiter's protocol (a group
+ * member's; a test's in-process one), where a user passes a `RedisStore`.
+ * @internal
+ */
+export interface InternalOptions extends Omit<LimiterOptions, "store"> {
+  readonly store?: SharedStore;
+}
+
+export function resolveOptions(options: InternalOptions): ResolvedOptions {
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`Limiter options must be an object, got ${shown(options)}`);
   }

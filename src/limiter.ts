@@ -1,5 +1,5 @@
 import type { Admission } from "./admission/admission.js";
-import { checkMaxWaitMs, resolveOptions } from "./config.js";
+import { checkMaxWaitMs, resolveOptions, type InternalOptions } from "./config.js";
 import { buildBudget, mergeLimits, type Budget } from "./core/budget.js";
 import { wholeUnits } from "./core/bucket.js";
 import type { Clock } from "./core/clock.js";
@@ -148,7 +148,10 @@ export class Limiter {
     learn: (estimate, input) => this.ratios.settled(estimate, input),
   };
 
-  constructor(options: LimiterOptions = {}) {
+  constructor(options?: LimiterOptions);
+  /** @internal A store of the limiter's own protocol: a group member's, or a test's in-process one. */
+  constructor(options: InternalOptions);
+  constructor(options: InternalOptions = {}) {
     const resolved = resolveOptions(options);
     const budget = buildBudget(resolved.limits);
     this.clock = resolved.clock;

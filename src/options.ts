@@ -1,7 +1,7 @@
 import type { Clock } from "./core/clock.js";
 import type { ProviderName } from "./headers/types.js";
 import type { RetryOptions } from "./core/retry.js";
-import type { SharedStore } from "./store/shared-store.js";
+import type { RedisStore } from "./redis/store.js";
 import type { Limits, Usage } from "./core/limits.js";
 
 /**
@@ -90,7 +90,8 @@ export interface LimiterOptions extends Limits {
   provider?: ProviderName;
   /**
    * Keep bucket state in a store shared by every replica (`RedisStore` from
-   * `llm-limiter/redis`) instead of this process.
+   * `llm-limiter/redis`) instead of this process. The limiter's protocol with its store is internal:
+   * a store of your own is not supported.
    * @default `undefined`: in this process's memory
    * @example
    * ```ts
@@ -102,7 +103,7 @@ export interface LimiterOptions extends Limits {
    * const limiter = new Limiter({ rpm: 500, tpm: 200_000, store });
    * ```
    */
-  store?: SharedStore;
+  store?: RedisStore;
   /**
    * Priority classes, the most urgent first. A call names its class with
    * `priority`; a waiter of a class is admitted before every waiter of the

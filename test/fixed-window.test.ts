@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { Limiter, type ProviderName } from "../src/index.js";
-import { createProvider, type Dialect, type WindowMode } from "../src/testing/index.js";
+import { Limiter } from "../src/index.js";
+import type { ProviderName } from "../src/headers/index.js";
+import { createProvider, type Dialect } from "../src/testing/index.js";
+import type { WindowMode } from "../src/testing/dimensions.js";
 import { useFakeTime } from "./fake-time.js";
 import { ARRIVAL_ALLOWANCE_MS } from "./defaults.js";
 

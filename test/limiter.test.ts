@@ -9,8 +9,8 @@ import {
   type Reservation,
   ReservationReleasedError,
   WaitTimeoutError,
-  parseRateLimitHeaders,
 } from "../src/index.js";
+import { parseRateLimitHeaders } from "../src/headers/index.js";
 import { useFakeTime } from "./fake-time.js";
 import { ARRIVAL_DELAY_MS } from "./defaults.js";
 

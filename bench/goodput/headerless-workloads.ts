@@ -4,7 +4,8 @@
  * seeds; and a self-hosted server whose capacity is concurrency, beside a sweep of fixed
  * concurrencies.
  */
-import type { HeaderlessDialect, WindowMode } from "../../src/testing/index.js";
+import type { HeaderlessDialect } from "../../src/testing/dialects.js";
+import type { WindowMode } from "../../src/testing/dimensions.js";
 import { chat, medium, stream, type Job, type Quota, type Workload } from "./workloads.js";
 
 /** A dialect whose provider meters a rate, and how it keeps count. */

@@ -1,11 +1,6 @@
 /** The one retry rule every client follows: on a 429, wait what the provider says, then try again. */
-import type {
-  CallRequest,
-  CallResult,
-  RateLimitedBody,
-  ResponseHeaders,
-  SimulatedProvider,
-} from "../../src/testing/index.js";
+import type { CallRequest, CallResult, RateLimitedBody, SimulatedProvider } from "../../src/testing/index.js";
+import type { ResponseHeaders } from "../../src/testing/engine.js";
 
 /** Retries after the first attempt, for every library (llm-limiter: `retry: { attempts }`). */
 export const RETRIES = 20;

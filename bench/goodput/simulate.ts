@@ -1,5 +1,6 @@
 /** One workload through one kind of client against a fresh simulated provider, on virtual time. */
-import { createProvider, type CallRecord, type LatencyInput } from "../../src/testing/index.js";
+import { createProvider, type CallRecord } from "../../src/testing/index.js";
+import type { LatencyInput } from "../../src/testing/options.js";
 import { onVirtualTime } from "../../src/simulate/virtual-time.js";
 import { latencyMs } from "../../examples/demo/workload.js";
 import { arrivalDelays } from "./arrivals.js";

@@ -3,7 +3,10 @@
  * really enforces versus what each client is told. Answer lengths are drawn
  * here (seeded), so every library meets the same calls and the same answers.
  */
-import type { HeaderStamp, HeaderlessDialect, SimulatedDialect, WindowMode } from "../../src/testing/index.js";
+import type { SimulatedDialect } from "../../src/testing/index.js";
+import type { HeaderStamp } from "../../src/testing/options.js";
+import type { HeaderlessDialect } from "../../src/testing/dialects.js";
+import type { WindowMode } from "../../src/testing/dimensions.js";
 import { between, seededRandom } from "../../src/testing/random.js";
 
 export interface Quota {

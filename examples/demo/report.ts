@@ -1,6 +1,9 @@
 import { clock, int } from "../../src/simulate/format.js";
-import type { SimulationResult, SimulationRun, SimulationSample } from "../../src/testing/index.js";
+import type { SimulationResult, SimulationRun } from "../../src/simulate/index.js";
 import { ARRIVALS, KINDS, QUOTA, usedTokens, type Call } from "./workload.js";
+
+/** One sample of a run (every `sampleMs`). */
+type SimulationSample = SimulationRun["samples"][number];
 
 /** Formats rows in columns of `widths`: numbers right-aligned, the columns in `left` left-aligned. */
 function columns(widths: readonly number[], left: readonly number[]): (cells: readonly string[]) => string {

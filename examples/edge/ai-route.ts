@@ -7,12 +7,13 @@
 import type { OpenAIProvider } from "@ai-sdk/openai";
 import { generateText, wrapLanguageModel } from "ai";
 import { rateLimitMiddleware } from "../../src/ai/index.js";
-import { Limiter, WaitTimeoutError, type SharedStore } from "../../src/index.js";
+import { Limiter, WaitTimeoutError } from "../../src/index.js";
+import type { RedisStore } from "../../src/redis/index.js";
 
 /** What the route is made of. */
 export interface AiRouteParts {
   /** Makes the shared store, once per instance (a RedisStore on Redis over HTTP: see docs/runtimes.md). */
-  readonly store: () => SharedStore;
+  readonly store: () => RedisStore;
   /** The AI SDK's OpenAI provider, `createOpenAI({ apiKey })`. */
   readonly openai: OpenAIProvider;
   /** Keeps the function up for a promise after the response: `waitUntil` of `@vercel/functions`. */
@@ -23,7 +24,7 @@ export interface AiRouteParts {
 
 /** `export const POST = aiRoute({ … })` in `app/api/answer/route.ts`, beside `export const runtime = "edge"`. */
 export function aiRoute(parts: AiRouteParts): (request: Request) => Promise<Response> {
-  let store: SharedStore | undefined;
+  let store: RedisStore | undefined;
   return async (request) => {
     store ??= parts.store();
     const limiter = new Limiter({ ...(parts.limits ?? { rpm: 500, tpm: 200_000 }), store, maxWaitMs: 2_000 });

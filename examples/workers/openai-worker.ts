@@ -4,7 +4,8 @@
  * promise of one request is awaited by another). Tested in workerd (test/runtimes/runtimes.test.ts); see
  * docs/runtimes.md. In your own project, import from "llm-limiter" rather than "../../src/index.js".
  */
-import { Limiter, WaitTimeoutError, type SharedStore } from "../../src/index.js";
+import { Limiter, WaitTimeoutError } from "../../src/index.js";
+import type { RedisStore } from "../../src/redis/index.js";
 
 /** The Worker's bindings: the key, and where OpenAI is (its API unless told otherwise). */
 export interface Env {
@@ -22,10 +23,10 @@ interface ExecutionContext {
  * docs/runtimes.md), with the quota of your OpenAI organization.
  */
 export function openAIWorker(
-  storeFor: (env: Env) => SharedStore,
+  storeFor: (env: Env) => RedisStore,
   limits: { readonly rpm: number; readonly tpm?: number } = { rpm: 500, tpm: 200_000 },
 ) {
-  let store: SharedStore | undefined;
+  let store: RedisStore | undefined;
   return {
     async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
       store ??= storeFor(env);

@@ -5,7 +5,10 @@
  * the code, not by prototype identity or class name.
  */
 
-/** Every `code` a {@link LimiterError} carries, one per error class. */
+/**
+ * Every `code` a {@link LimiterError} carries, one per error class.
+ * @inline
+ */
 export type LimiterErrorCode =
   | "REQUEST_TOO_LARGE"
   | "QUEUE_FULL"
@@ -93,7 +96,10 @@ export class QueueFullError extends LimiterError {
   }
 }
 
-/** What a {@link WaitTimeoutError} knows beyond the dimension and the wait. */
+/**
+ * What a {@link WaitTimeoutError} knows beyond the dimension and the wait.
+ * @inline
+ */
 export interface WaitContext {
   /** The concurrency limit, when only a free slot was missing. */
   readonly slots?: number;

@@ -1,6 +1,9 @@
 /** The shapes of budgets and of what a call costs against them. */
 
-/** What a dimension counts. */
+/**
+ * What a dimension counts.
+ * @inline
+ */
 export type Unit = "requests" | "tokens" | "input" | "output";
 
 /**

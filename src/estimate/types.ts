@@ -1,4 +1,7 @@
-/** The request shapes {@link estimateRequest} reads. */
+/**
+ * The request shapes {@link estimateRequest} reads.
+ * @inline
+ */
 export type Endpoint =
   /** OpenAI `POST /v1/chat/completions`, and the compatible APIs (Groq, OpenRouter, Together, Mistral, Azure). */
   | "chat.completions"
@@ -9,10 +12,16 @@ export type Endpoint =
   /** Anthropic `POST /v1/messages`. */
   | "messages";
 
-/** Counts the tokens of a text, e.g. `countTokens` of `gpt-tokenizer`. */
+/**
+ * Counts the tokens of a text, e.g. `countTokens` of `gpt-tokenizer`.
+ * @inline
+ */
 export type Tokenizer = (text: string) => number;
 
-/** An image's size in pixels. */
+/**
+ * An image's size in pixels.
+ * @inline
+ */
 export interface ImageSize {
   /** Width in pixels. */
   width: number;

@@ -58,6 +58,7 @@ export interface SettledEvent extends CallEvent {
  * Why a request was refused: the queue held `maxQueue` (`queue_full`), it waited past its `maxWaitMs`
  * (`timeout`), its signal aborted (`aborted`), the limiter was closed (`closed`), it can never fit a
  * dimension's capacity (`too_large`), or a shared store failed beyond retrying (`store`).
+ * @inline
  */
 export type RejectionReason = "queue_full" | "timeout" | "aborted" | "closed" | "too_large" | "store";
 
@@ -65,7 +66,11 @@ export type RejectionReason = "queue_full" | "timeout" | "aborted" | "closed" | 
 export interface RejectedEvent extends CallEvent {
   /** The estimate it asked for. */
   readonly estimate: Estimate;
-  /** Why, in one word (see {@link RejectionReason}). */
+  /**
+   * Why, in one word: the queue held `maxQueue` (`queue_full`), it waited past its `maxWaitMs` (`timeout`), its
+   * signal aborted (`aborted`), the limiter was closed (`closed`), it can never fit a dimension's capacity
+   * (`too_large`), or a shared store failed beyond retrying (`store`).
+   */
   readonly reason: RejectionReason;
   /** What the caller's promise rejects with: a `LimiterError`, or the signal's `reason` when aborted. */
   readonly error: unknown;
@@ -129,7 +134,10 @@ export interface PauseState {
   readonly probed: boolean;
 }
 
-/** What ended a pause early: a later call that succeeded with room, `limiter.resume()`, or `setLimits`. */
+/**
+ * What ended a pause early: a later call that succeeded with room, `limiter.resume()`, or `setLimits`.
+ * @inline
+ */
 export type PauseEnd = "response" | "resume" | "setLimits";
 
 /** A pause ended before its time (`limiter.on("resumed", ...)`); one that runs its time out ends silently. */
@@ -187,7 +195,9 @@ export interface LimiterEvents {
   corrected: EstimateCorrectedEvent;
 }
 
-/** The name of a limiter event. */
+/**
+ * The name of a limiter event.
+ */
 export type LimiterEventName = keyof LimiterEvents;
 
 /** A listener of event `K`: called synchronously, in the order listeners were added. */
@@ -196,5 +206,6 @@ export type LimiterListener<K extends LimiterEventName> = (event: LimiterEvents[
 /**
  * Removes the listener it was returned for; calling it again does nothing. Where the runtime has
  * `Symbol.dispose` (Node 20.4+ and later), the function is also disposable: `using off = limiter.on(...)`.
+ * @inline
  */
 export type Disposer = () => void;

@@ -2,7 +2,7 @@ import type { Limits } from "../core/limits.js";
 import type { LimiterSnapshot } from "../limiter.js";
 import type { DimensionSnapshot } from "../buckets/types.js";
 import type { LimiterOptions } from "../options.js";
-import type { GroupStore } from "../store/group-store.js";
+import type { RedisGroupStore } from "../redis/group-store.js";
 import type { LimiterEventName, LimiterEvents } from "../events/types.js";
 
 /**
@@ -71,7 +71,7 @@ export interface LimiterGroupOptions extends Omit<LimiterOptions, keyof Limits |
    * processes. A `RedisStore` is a TypeError: it meters one limiter's quota.
    * @default `undefined`: the buckets live in this process
    */
-  store?: GroupStore;
+  store?: RedisGroupStore;
 }
 
 /** What {@link LimiterGroup.snapshot} returns. */

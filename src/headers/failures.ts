@@ -154,7 +154,7 @@ function bodyOf(f: Json): unknown {
 /** AWS's error type for a throttled call (`x-amzn-errortype: ThrottlingException:http://…`, the SDK's `name`). */
 const THROTTLING = "ThrottlingException";
 
-/** Billing problems: waiting does not lift them (providers.md: "not retryable although 429"). */
+/** Billing problems: waiting does not lift them (docs/providers.md#openai: "not retryable although 429"). */
 function isBillingCode(code: string): boolean {
   return code === "insufficient_quota" || code.includes("billing") || code.includes("spend_limit_reached");
 }

@@ -1,7 +1,10 @@
 import { MAX_COUNT } from "./bounds.js";
 import { parseDecimal } from "./numbers.js";
 
-/** The window a quota counts over, as the 429 names it. */
+/**
+ * The window a quota counts over, as the 429 names it.
+ * @inline
+ */
 export type QuotaWindow = "minute" | "day";
 
 /** What a 429's body says of the quota it hit (docs/providers.md has the shapes and their sources). */

@@ -25,10 +25,10 @@ function until(epochMs: number, resolutionMs: number, ctx: TimeContext): Span | 
 }
 
 /**
- * A reset value in any form a provider sends (shared/providers.md, "The shapes a reset
- * value comes in"): seconds, integer or float (Cerebras, Azure); epoch ms or s when the
- * number is large enough to be one (OpenRouter); a Go duration (OpenAI, Groq); an RFC 3339
- * timestamp (Anthropic); an HTTP date. The forms are told apart by their characters.
+ * A reset value in any form a provider sends (docs/providers.md#the-shapes-a-reset-value-comes-in):
+ * seconds, integer or float (Cerebras, Azure); epoch ms or s when the number is large enough to be
+ * one (OpenRouter); a Go duration (OpenAI, Groq); an RFC 3339 timestamp (Anthropic); an HTTP date.
+ * The forms are told apart by their characters.
  */
 export function parseReset(raw: string | undefined, ctx: TimeContext): Span | undefined {
   if (raw === undefined) return undefined;

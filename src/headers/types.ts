@@ -1,10 +1,14 @@
-/** A provider whose rate-limit headers have a known dialect (see shared/providers.md). */
+/**
+ * A provider whose rate-limit headers have a known dialect
+ * (see docs/providers.md#providers-that-send-rate-limit-headers).
+ */
 export type ProviderName =
   "openai" | "azure" | "anthropic" | "groq" | "cerebras" | "openrouter" | "together" | "mistral" | "ietf";
 
 /**
  * What a reported budget meters. `input` / `output` are Anthropic's separate ITPM and
  * OTPM buckets; `concurrency` is the IETF draft's `concurrent-requests` unit.
+ * @inline
  */
 export type ReportedUnit = "requests" | "tokens" | "input" | "output" | "concurrency";
 
@@ -15,6 +19,7 @@ export type ReportedUnit = "requests" | "tokens" | "input" | "output" | "concurr
  * - `assumed`: nothing told it, so the shortest window the response allows was taken (a
  *   minute, or longer where the reset bounds it): never a stall of more than that. The
  *   limiter lengthens it as later responses and 429s show more (src/sync/unknown-windows.ts).
+ * @inline
  */
 export type WindowSource = "dialect" | "inferred" | "assumed";
 
@@ -68,7 +73,10 @@ export interface ParseOptions {
   wallNow?: number;
 }
 
-/** One header value as the common header containers hold it. */
+/**
+ * One header value as the common header containers hold it.
+ * @inline
+ */
 export type HeaderValue = string | number | readonly string[] | null | undefined;
 
 /**

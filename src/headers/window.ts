@@ -38,7 +38,7 @@ const MAX_SPREAD = 2;
 /**
  * The window of a continuously refilling bucket, from the limit / remaining / reset triple.
  *
- * `reset` is the time to refill `limit − remaining` at `limit / window` (providers.md:
+ * `reset` is the time to refill `limit − remaining` at `limit / window` (docs/providers.md#openai:
  * 5000 RPM with 4999 left resets in `12ms`), so `window = reset × limit / (limit − remaining)`.
  * The reset's precision bounds the estimate; when the bounds are tight it snaps to the
  * shortest plausible window that is not below them (1 s, 10 s, 1 min, 1 h, 1 day): close

@@ -1,4 +1,3 @@
-import type { GroupStore } from "../store/group-store.js";
 import type { SharedLayout, SharedStore } from "../store/shared-store.js";
 import { RedisMemberStore } from "./member-store.js";
 import { resolveOptions, type RedisStoreOptions } from "./options.js";
@@ -12,7 +11,8 @@ import { resolveOptions, type RedisStoreOptions } from "./options.js";
  * kept under its name (`"gpt-4o"/tpm`), the shared ones under theirs
  * (`project-tpd`); each member's concurrency leases go in `{<key>}:c:<member>`, and the count that keeps
  * its processes in step in `{<key>}:d:<member>`.
- * Every other option is `RedisStore`'s, applied to each member.
+ * Every other option is `RedisStore`'s, applied to each member. Pass it as a `LimiterGroup`'s `store`; its
+ * methods are internal to the package.
  *
  * @example
  * ```ts
@@ -27,7 +27,7 @@ import { resolveOptions, type RedisStoreOptions } from "./options.js";
  * });
  * ```
  */
-export class RedisGroupStore implements GroupStore {
+export class RedisGroupStore {
   private readonly options: RedisStoreOptions;
   private readonly levels = new Map<string, number>();
 
@@ -37,6 +37,7 @@ export class RedisGroupStore implements GroupStore {
     this.options = { ...options };
   }
 
+  /** @internal */
   member(name: string, isShared: (dimension: string) => boolean): SharedStore {
     if (typeof name !== "string") throw new TypeError(`a member's name must be a string, got ${typeof name}`);
     const heard = (layout: SharedLayout, levels: readonly number[]): void => {
@@ -47,6 +48,7 @@ export class RedisGroupStore implements GroupStore {
     return new RedisMemberStore(this.options, name, isShared, heard);
   }
 
+  /** @internal */
   sharedLevels(): ReadonlyMap<string, number> {
     return this.levels;
   }

@@ -2,15 +2,10 @@
 export { RedisStore } from "./store.js";
 export { RedisGroupStore } from "./group-store.js";
 export type { RedisStoreOptions } from "./options.js";
+export type { StoreFailurePolicy } from "../store/shared-store.js";
 export type { RedisScriptClient } from "./client.js";
 export type { RedisClient } from "./clients.js";
-export { ioredis, type IoredisClient, type IoredisLike } from "./ioredis.js";
-export { nodeRedis, type NodeRedisLike, type NodeRedisEvalOptions } from "./node-redis.js";
-export {
-  upstash,
-  UPSTASH_TIMEOUT_MS,
-  type UpstashLike,
-  type UpstashOptions,
-  type UpstashPipelineLike,
-} from "./upstash.js";
+export { ioredis } from "./ioredis.js";
+export { nodeRedis } from "./node-redis.js";
+export { upstash, type UpstashOptions } from "./upstash.js";
 export { StoreReplyError, StoreUnavailableError } from "./errors.js";

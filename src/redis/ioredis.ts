@@ -1,6 +1,9 @@
 import type { RedisScriptClient } from "./client.js";
 
-/** The part of an `ioredis` `Redis` or `Cluster` the store uses (a structural type: no import of ioredis). */
+/**
+ * The part of an `ioredis` `Redis` or `Cluster` the store uses (a structural type: no import of ioredis).
+ * @inline
+ */
 export interface IoredisLike {
   /** `"ready"` once connected; `"wait"` before a `lazyConnect` client's first command, which connects it. */
   readonly status?: string;
@@ -14,6 +17,7 @@ export interface IoredisLike {
  * An `ioredis` `Redis` or `Cluster` as it is. Both say which they are in
  * `isCluster`, which tells them apart from an adapter: the methods have the
  * same names and take other arguments.
+ * @inline
  */
 export interface IoredisClient extends IoredisLike {
   /** `true` on a `Cluster`, `false` on a `Redis`. */

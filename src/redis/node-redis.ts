@@ -1,7 +1,10 @@
 import type { RedisScriptClient } from "./client.js";
 import { followFailovers } from "./node-redis-cluster.js";
 
-/** Keys and arguments of a script call, as node-redis takes them. */
+/**
+ * Keys and arguments of a script call, as node-redis takes them.
+ * @inline
+ */
 export interface NodeRedisEvalOptions {
   /** The script's KEYS. */
   keys: string[];
@@ -9,7 +12,10 @@ export interface NodeRedisEvalOptions {
   arguments: string[];
 }
 
-/** The part of a node-redis (v4, v5) client the store uses (a structural type: no import of redis). */
+/**
+ * The part of a node-redis (v4, v5) client the store uses (a structural type: no import of redis).
+ * @inline
+ */
 export interface NodeRedisLike {
   /** False while the client connects or reconnects (a cluster client has none). */
   readonly isReady?: boolean;

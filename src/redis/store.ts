@@ -1,4 +1,4 @@
-import type { Booking, SharedLayout, SharedReading, SharedStore, StoreFailurePolicy } from "../store/shared-store.js";
+import type { Booking, SharedLayout, SharedReading, StoreFailurePolicy } from "../store/shared-store.js";
 import { layoutArgs, num, perDimension } from "./args.js";
 import { StoreReplyError } from "./errors.js";
 import { resolveOptions, type RedisStoreOptions } from "./options.js";
@@ -20,16 +20,21 @@ const LONGEST_PAUSE_MS = 2 ** 40;
  * `StoreUnavailableError`; whether a `book` or `adjust` that timed out took
  * effect is then unknown, so neither should be retried blindly. An error reply
  * that retrying cannot cure rejects with `StoreReplyError`.
+ *
+ * Pass it as a `Limiter`'s `store`. Its methods are the limiter's own protocol with its store, internal to
+ * the package: a store of your own is not supported.
  */
-export class RedisStore implements SharedStore {
+export class RedisStore {
+  /** @internal */
   readonly leaseMs: number;
+  /** @internal */
   readonly onError: StoreFailurePolicy;
   private readonly runner: ScriptRunner;
   /** The bucket hash and the lease set: one hash tag, so one Cluster slot (a group member's has its own lease set). */
   protected keys: readonly [string, string];
   /** The booking script's keys: those, then the hash of the processes that want more (a member's is its own). */
   protected bookKeys: readonly [string, string, string];
-  /** This store's id among the processes that want more of the key (see {@link SharedStore.book}). */
+  /** This store's id among the processes that want more of the key (see `SharedStore.book`). */
   private readonly id = randomId();
   /** Whether the last booking left this store wanting more: the script then has it listed in the demand hash. */
   private listed = false;
@@ -45,15 +50,20 @@ export class RedisStore implements SharedStore {
     this.bookKeys = [...this.keys, `{${key}}:d`];
   }
 
+  /** @internal */
   isFinal(error: unknown): boolean {
     return error instanceof StoreReplyError;
   }
 
-  /** A `CORRUPT` reply: a script found a field that is not a finite number, and reset what it spoiled. */
+  /**
+   * A `CORRUPT` reply: a script found a field that is not a finite number, and reset what it spoiled.
+   * @internal
+   */
   repaired(error: unknown): boolean {
     return error instanceof StoreReplyError && error.replyCode === "CORRUPT";
   }
 
+  /** @internal */
   async book(layout: SharedLayout, requests: readonly (readonly number[])[], more = false): Promise<Booking> {
     const n = layout.dimensions.length;
     // Lease ids: only a limited concurrency takes leases.
@@ -110,6 +120,7 @@ export class RedisStore implements SharedStore {
     };
   }
 
+  /** @internal */
   async dueIn(layout: SharedLayout, marks: readonly (number | undefined)[]): Promise<number> {
     const args = [...this.layoutArgs(layout), this.id, ...perDimension("marks", layout, marks)];
     const sent = await this.runner.run(scripts.due, this.bookKeys, args);
@@ -120,7 +131,10 @@ export class RedisStore implements SharedStore {
     }
   }
 
-  /** With no concurrency limit there is nothing to take: resolves `{ lease: undefined, retryMs: 0 }` at once. */
+  /**
+   * With no concurrency limit there is nothing to take: resolves `{ lease: undefined, retryMs: 0 }` at once.
+   * @internal
+   */
   async lease(layout: SharedLayout): Promise<{
     /** The lease taken, to give back with `release`; `undefined` when every slot is held. */
     readonly lease: string | undefined;
@@ -138,25 +152,30 @@ export class RedisStore implements SharedStore {
     }
   }
 
+  /** @internal */
   async adjust(layout: SharedLayout, deltas: readonly number[], unbooked?: readonly number[]): Promise<void> {
     const args = [...this.layoutArgs(layout), ...perDimension("deltas", layout, deltas)];
     if (unbooked?.some((amount) => amount > 0)) args.push(...perDimension("unbooked", layout, unbooked));
     await this.runner.run(scripts.adjust, this.keys, args);
   }
 
+  /** @internal */
   async release(lease: string): Promise<void> {
     await this.runner.run(scripts.release, this.keys, [lease]);
   }
 
+  /** @internal */
   async renew(leases: readonly string[]): Promise<void> {
     if (leases.length === 0) return;
     await this.runner.run(scripts.renew, this.keys, [String(this.leaseMs), ...leases]);
   }
 
+  /** @internal */
   async lower(layout: SharedLayout, index: number, remaining: number, mark: number | undefined): Promise<void> {
     await this.sync("lower", layout, index, { remaining, brought: remaining, mark }, false);
   }
 
+  /** @internal */
   async resync(layout: SharedLayout, index: number, reading: SharedReading): Promise<void> {
     await this.sync("resync", layout, index, reading, true);
   }
@@ -181,12 +200,14 @@ export class RedisStore implements SharedStore {
     await this.runner.run(scripts.lower, this.keys, args);
   }
 
+  /** @internal */
   async pause(layout: SharedLayout, indices: readonly number[] | undefined, ms: number): Promise<void> {
     const names = this.namesOf("pause", layout, indices);
     if (names.length === 0 || ms <= 0) return;
     await this.runner.run(scripts.pause, this.keys, [num("ms", Math.min(ms, LONGEST_PAUSE_MS)), ...names]);
   }
 
+  /** @internal */
   async unpause(layout: SharedLayout, indices: readonly number[] | undefined): Promise<void> {
     const names = this.namesOf("unpause", layout, indices);
     if (names.length > 0) await this.runner.run(scripts.unpause, this.keys, names);

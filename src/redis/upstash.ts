@@ -1,6 +1,9 @@
 import type { RedisScriptClient } from "./client.js";
 
-/** A pipeline of an `@upstash/redis` `Redis`: commands sent in one request, run in order. */
+/**
+ * A pipeline of an `@upstash/redis` `Redis`: commands sent in one request, run in order.
+ * @inline
+ */
 export interface UpstashPipelineLike {
   /** Adds an `EVALSHA`. */
   evalsha(sha1: string, keys: string[], args: string[]): UpstashPipelineLike;
@@ -14,6 +17,7 @@ export interface UpstashPipelineLike {
  * The part of an `@upstash/redis` `Redis` the store uses (a structural type:
  * no import of `@upstash/redis`). `new Redis({ url, token })`,
  * `Redis.fromEnv()` and the `@upstash/redis/cloudflare` client all fit.
+ * @inline
  */
 export interface UpstashLike {
   /** `EVALSHA` over Upstash's REST API: runs the script cached under `sha1` with the given KEYS and ARGV. */

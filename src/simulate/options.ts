@@ -1,16 +1,25 @@
 import type { Limits } from "../core/limits.js";
 import type { WorkloadCall } from "./workload.js";
 
-/** What a latency function is told about a call. */
+/**
+ * What a latency function is told about a call.
+ * @inline
+ */
 export type LatencyCall = Pick<WorkloadCall, "prompt" | "maxTokens" | "completion">;
 
-/** A budget {@link simulate} takes: the simulated key enforces it and the limiter is configured with it. */
+/**
+ * A budget {@link simulate} takes: the simulated key enforces it and the limiter is configured with it.
+ * @inline
+ */
 export type SimulateBudget = "rpm" | "tpm" | "rpd" | "tpd" | "itpm" | "otpm" | "concurrency";
 
 /** Every {@link SimulateBudget}, in the order reports list them. */
 export const SIMULATE_BUDGETS: readonly SimulateBudget[] = ["rpm", "tpm", "rpd", "tpd", "itpm", "otpm", "concurrency"];
 
-/** Where a run stands, for a progress display. */
+/**
+ * Where a run stands, for a progress display.
+ * @inline
+ */
 export interface SimulateProgress {
   /** Which run: through the limiter, or the client with no limiter. */
   readonly run: "limiter" | "no limiter";
@@ -26,7 +35,7 @@ export interface SimulateProgress {
  *
  * @example
  * ```ts
- * import { simulate } from "llm-limiter/testing";
+ * import { simulate } from "llm-limiter/simulate";
  *
  * const result = await simulate([{ at: 0, prompt: 800, maxTokens: 1024, completion: 300 }], {
  *   rpm: 500,

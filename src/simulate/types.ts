@@ -1,7 +1,10 @@
 import type { SimulateBudget } from "./options.js";
 import type { WorkloadCall } from "./workload.js";
 
-/** One sample of a run, taken every `sampleMs` of simulated time. Counts are totals since the start. */
+/**
+ * One sample of a run, taken every `sampleMs` of simulated time. Counts are totals since the start.
+ * @inline
+ */
 export interface SimulationSample {
   /** Simulated ms since the start. */
   readonly t: number;
@@ -40,7 +43,10 @@ export interface SimulationSample {
   readonly waitingRoom: number;
 }
 
-/** How one call ended. */
+/**
+ * How one call ended.
+ * @inline
+ */
 export interface SimulationOutcome {
   /** The call, as the workload has it. */
   readonly call: WorkloadCall;

@@ -10,7 +10,7 @@ const SECOND = 1_000;
 
 /**
  * Azure reports what its 1 s or 10 s sub-window allows (20 on a 120 RPM
- * deployment, shared/providers.md) and no reset to tell the window by.
+ * deployment, docs/providers.md#azure-openai) and no reset to tell the window by.
  */
 export function isSubWindowAllowance(provider: ProviderName | "unknown", reported: ReportedDimension): boolean {
   return provider === "azure" && reported.resetMs === undefined;

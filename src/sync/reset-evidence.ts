@@ -6,7 +6,7 @@ import type { ProviderName, ReportedDimension } from "../headers/types.js";
  * header that corrects the wall clock.
  */
 export const RESET_SLACK_MS = 2_000;
-/** Anthropic rounds token remainders to the nearest thousand (shared/providers.md). */
+/** Anthropic rounds token remainders to the nearest thousand (docs/providers.md#anthropic). */
 const ANTHROPIC_TOKEN_STEP = 1_000;
 
 /** One reset reading, as the monotonic moment it names. */

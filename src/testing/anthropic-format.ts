@@ -4,7 +4,10 @@ import { MAX_STREAM_DELTAS } from "./completion.js";
 import type { Rejection } from "./rejection.js";
 import { rejectionMessage } from "./rejection.js";
 
-/** Token counts in Anthropic's shape. */
+/**
+ * Token counts in Anthropic's shape.
+ * @inline
+ */
 export interface AnthropicUsage {
   /** Input (prompt) tokens the request used. */
   input_tokens: number;
@@ -12,7 +15,10 @@ export interface AnthropicUsage {
   output_tokens: number;
 }
 
-/** A non-streaming Messages API response body. */
+/**
+ * A non-streaming Messages API response body.
+ * @inline
+ */
 export interface AnthropicMessage {
   /** The message's unique id, `msg_…`. */
   id: string;
@@ -37,7 +43,10 @@ export interface AnthropicMessage {
   usage: AnthropicUsage;
 }
 
-/** Anthropic's error body (429: `error.type` is `"rate_limit_error"`). */
+/**
+ * Anthropic's error body (429: `error.type` is `"rate_limit_error"`).
+ * @inline
+ */
 export interface AnthropicErrorBody {
   /** The object type, always `"error"`. */
   type: "error";

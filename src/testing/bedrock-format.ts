@@ -1,7 +1,10 @@
 import type { RejectionDimension } from "./dimensions.js";
 import type { Rejection } from "./rejection.js";
 
-/** Bedrock's `ThrottlingException` body: a message alone; the exception's name is in `x-amzn-errortype`. */
+/**
+ * Bedrock's `ThrottlingException` body: a message alone; the exception's name is in `x-amzn-errortype`.
+ * @inline
+ */
 export interface BedrockErrorBody {
   /** `Too many requests, please wait before trying again.` or `Too many tokens, …` (`…tokens per day, …`). */
   message: string;

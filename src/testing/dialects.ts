@@ -12,7 +12,7 @@ import { wholeUnitsLeft } from "./meter.js";
  * - `"anthropic"`: `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}`,
  *   reset as an RFC 3339 timestamp of full replenishment.
  *
- * The providers that send none are {@link HeaderlessDialect}s.
+ * The providers that send none are the `HeaderlessDialect`s.
  */
 export type Dialect = "openai" | "anthropic" | "groq" | "azure";
 
@@ -33,6 +33,7 @@ export type Dialect = "openai" | "anthropic" | "groq" | "azure";
  *   `{"error":"Model is overloaded","error_type":"overloaded"}` without a retry hint.
  *
  * Their successful answers have the OpenAI chat-completions shape.
+ * @inline
  */
 export type HeaderlessDialect = "gemini" | "bedrock" | "bare" | "openrouter" | "self-hosted";
 

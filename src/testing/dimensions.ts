@@ -2,10 +2,16 @@ import { ContinuousBucket } from "./buckets.js";
 import type { Meter } from "./meter.js";
 import { FixedWindowCounter } from "./windows.js";
 
-/** The metered dimensions a simulated provider can enforce (concurrency is counted apart). */
+/**
+ * The metered dimensions a simulated provider can enforce (concurrency is counted apart).
+ * @inline
+ */
 export type DimensionName = "rpm" | "rpd" | "tpm" | "tpd" | "itpm" | "otpm";
 
-/** Every reason a call can be rejected: a metered dimension or the concurrency cap. */
+/**
+ * Every reason a call can be rejected: a metered dimension or the concurrency cap.
+ * @inline
+ */
 export type RejectionDimension = DimensionName | "concurrency";
 
 /**
@@ -14,6 +20,7 @@ export type RejectionDimension = DimensionName | "concurrency";
  * - `"fixed"`: counters reset at minute/day boundaries aligned to the clock.
  * - `"azure"`: per-minute dimensions enforced over fixed 10 s sub-windows, each
  *   allowing floor(limit / 6) (at least 1); per-day dimensions as in `"fixed"`.
+ * @inline
  */
 export type WindowMode = "bucket" | "fixed" | "azure";
 
@@ -22,6 +29,7 @@ export type WindowMode = "bucket" | "fixed" | "azure";
  * - `"estimate"`: `max_tokens` at admission, reconciled to the actual output at completion.
  * - `"actual"`: nothing at admission (the bucket must only be out of debt), the
  *   actual output at completion.
+ * @inline
  */
 export type OutputCharge = "estimate" | "actual";
 

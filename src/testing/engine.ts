@@ -9,7 +9,10 @@ import type { ArrivalInput, ResolvedOptions } from "./options.js";
 import { checkedDelay } from "./options.js";
 import type { Rejection } from "./rejection.js";
 
-/** Response headers by lower-case name. */
+/**
+ * Response headers by lower-case name.
+ * @inline
+ */
 export type ResponseHeaders = Record<string, string>;
 
 /** A call the client has just sent, as an arrival-delay function sees it (less its index). */

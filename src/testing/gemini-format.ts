@@ -1,7 +1,10 @@
 import type { RejectionDimension } from "./dimensions.js";
 import type { Rejection } from "./rejection.js";
 
-/** One quota a Gemini 429 names in its `google.rpc.QuotaFailure` detail. */
+/**
+ * One quota a Gemini 429 names in its `google.rpc.QuotaFailure` detail.
+ * @inline
+ */
 export interface GeminiQuotaViolation {
   /** The metric counted, e.g. `generativelanguage.googleapis.com/generate_content_free_tier_requests`. */
   quotaMetric: string;
@@ -18,7 +21,10 @@ export interface GeminiQuotaViolation {
   quotaValue: string;
 }
 
-/** Gemini's 429 body (`RESOURCE_EXHAUSTED`), the `google.rpc.Status` of the Gemini API. */
+/**
+ * Gemini's 429 body (`RESOURCE_EXHAUSTED`), the `google.rpc.Status` of the Gemini API.
+ * @inline
+ */
 export interface GeminiErrorBody {
   /** What went wrong. */
   error: {
@@ -36,10 +42,16 @@ export interface GeminiErrorBody {
   };
 }
 
-/** One typed detail of a Gemini error (`google.rpc.*`), told apart by `@type`. */
+/**
+ * One typed detail of a Gemini error (`google.rpc.*`), told apart by `@type`.
+ * @inline
+ */
 export type GeminiErrorDetail = GeminiQuotaFailure | GeminiHelp | GeminiRetryInfo;
 
-/** `google.rpc.QuotaFailure`: the quotas exceeded. */
+/**
+ * `google.rpc.QuotaFailure`: the quotas exceeded.
+ * @inline
+ */
 export interface GeminiQuotaFailure {
   /** The detail's type. */
   "@type": "type.googleapis.com/google.rpc.QuotaFailure";
@@ -47,7 +59,10 @@ export interface GeminiQuotaFailure {
   violations: GeminiQuotaViolation[];
 }
 
-/** `google.rpc.Help`: where to read about quotas. */
+/**
+ * `google.rpc.Help`: where to read about quotas.
+ * @inline
+ */
 export interface GeminiHelp {
   /** The detail's type. */
   "@type": "type.googleapis.com/google.rpc.Help";
@@ -60,7 +75,10 @@ export interface GeminiHelp {
   }[];
 }
 
-/** `google.rpc.RetryInfo`: when to retry. */
+/**
+ * `google.rpc.RetryInfo`: when to retry.
+ * @inline
+ */
 export interface GeminiRetryInfo {
   /** The detail's type. */
   "@type": "type.googleapis.com/google.rpc.RetryInfo";

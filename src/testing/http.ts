@@ -11,7 +11,10 @@ import { rateLimitedBody } from "./rejection-bodies.js";
 import { playSseStream } from "./sse.js";
 import { WIRE_FORMATS } from "./wire-formats.js";
 
-/** Options of `provider.listen()`. */
+/**
+ * Options of `provider.listen()`.
+ * @inline
+ */
 export interface ListenOptions {
   /** Port on 127.0.0.1. Default 0: a free port. */
   port?: number;

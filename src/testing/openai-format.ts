@@ -4,7 +4,10 @@ import { MAX_STREAM_DELTAS } from "./completion.js";
 import type { Rejection } from "./rejection.js";
 import { rejectionMessage } from "./rejection.js";
 
-/** Token counts in OpenAI's shape. */
+/**
+ * Token counts in OpenAI's shape.
+ * @inline
+ */
 export interface OpenAIUsage {
   /** Tokens in the prompt. */
   prompt_tokens: number;
@@ -14,7 +17,10 @@ export interface OpenAIUsage {
   total_tokens: number;
 }
 
-/** A non-streaming `chat.completion` response body. */
+/**
+ * A non-streaming `chat.completion` response body.
+ * @inline
+ */
 export interface OpenAIChatCompletion {
   /** The completion's unique id, `chatcmpl-…`. */
   id: string;
@@ -46,7 +52,10 @@ export interface OpenAIChatCompletion {
   usage: OpenAIUsage;
 }
 
-/** OpenAI's error body (429: `type` is `"requests"` or `"tokens"`, `code` is `"rate_limit_exceeded"`). */
+/**
+ * OpenAI's error body (429: `type` is `"requests"` or `"tokens"`, `code` is `"rate_limit_exceeded"`).
+ * @inline
+ */
 export interface OpenAIErrorBody {
   /** What went wrong. */
   error: {

@@ -1,6 +1,9 @@
 import type { Rejection } from "./rejection.js";
 
-/** OpenRouter's 429 body: the limit that bound, its headers carried in the body alone. */
+/**
+ * OpenRouter's 429 body: the limit that bound, its headers carried in the body alone.
+ * @inline
+ */
 export interface OpenRouterErrorBody {
   /** What went wrong. */
   error: {

@@ -3,7 +3,10 @@ import type { Dialect, SimulatedDialect } from "./dialects.js";
 import type { DimensionName, OutputCharge, WindowMode } from "./dimensions.js";
 import { DIMENSION_NAMES } from "./dimensions.js";
 
-/** What a latency function is told about an admitted call. */
+/**
+ * What a latency function is told about an admitted call.
+ * @inline
+ */
 export interface LatencyInput {
   /** Prompt tokens. */
   readonly prompt: number;
@@ -21,7 +24,10 @@ export interface LatencyInput {
   readonly inFlight: number;
 }
 
-/** What an arrival-delay function is told about a call the client has just sent. */
+/**
+ * What an arrival-delay function is told about a call the client has just sent.
+ * @inline
+ */
 export interface ArrivalInput {
   /** 0-based index of the call in the order clients sent it to this provider. */
   readonly index: number;
@@ -43,10 +49,14 @@ export interface ArrivalInput {
  *
  * A stream's head goes out at admission, so it always carries admission
  * headers; a 429 is stamped when it is decided. `date` is always the time sent.
+ * @inline
  */
 export type HeaderStamp = "admission" | "completion";
 
-/** What an `answerTokens` hook is told about an admitted call. */
+/**
+ * What an `answerTokens` hook is told about an admitted call.
+ * @inline
+ */
 export interface AnswerInput {
   /** 0-based arrival index of the call at this provider (rejected calls included). */
   readonly index: number;
@@ -104,7 +114,7 @@ export interface ProviderOptions<D extends SimulatedDialect = Dialect> {
   /**
    * How the server keeps count: `"bucket"` (continuous refill), `"fixed"` (counters reset
    * on clock-aligned minute and day boundaries) or `"azure"` (each per-minute limit as
-   * floor(limit / 6) per 10 s window); see {@link WindowMode}.
+   * floor(limit / 6) per 10 s window, per-day limits as `"fixed"`).
    * @default "bucket"
    */
   window?: WindowMode;
@@ -136,7 +146,9 @@ export interface ProviderOptions<D extends SimulatedDialect = Dialect> {
    */
   arrivalDelayMs?: number | ((call: ArrivalInput) => number);
   /**
-   * When an admitted call's rate-limit headers are stamped (see {@link HeaderStamp}).
+   * When an admitted call's rate-limit headers are stamped: `"admission"`, the meters right after the call
+   * was charged (a stream's head always goes out then), or `"completion"`, after its reservation is
+   * reconciled to its actual usage, as OpenAI reports them.
    * @default "completion"
    */
   stampHeaders?: HeaderStamp;

@@ -1,4 +1,7 @@
-/** A self-hosted server's 429 when its calls in flight are at capacity, in Text Generation Inference's shape. */
+/**
+ * A self-hosted server's 429 when its calls in flight are at capacity, in Text Generation Inference's shape.
+ * @inline
+ */
 export interface OverloadedErrorBody {
   /** `"Model is overloaded"`. */
   error: string;

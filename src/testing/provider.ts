@@ -26,7 +26,10 @@ export interface CallRequest {
   model?: string;
 }
 
-/** Token usage of a served call. */
+/**
+ * Token usage of a served call.
+ * @inline
+ */
 export interface CallUsage {
   /** Prompt (input) tokens. */
   promptTokens: number;

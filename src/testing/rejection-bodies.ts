@@ -11,7 +11,10 @@ import type { OverloadedErrorBody } from "./overloaded-format.js";
 import { overloadedBody } from "./overloaded-format.js";
 import type { Rejection } from "./rejection.js";
 
-/** The 429 body of each dialect that sends no rate-limit headers. */
+/**
+ * The 429 body of each dialect that sends no rate-limit headers.
+ * @inline
+ */
 export interface HeaderlessBodies {
   /** `RESOURCE_EXHAUSTED` with `QuotaFailure` and `RetryInfo`. */
   gemini: GeminiErrorBody;

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { rateLimitMiddleware } from "../../src/ai/index.js";
 import { Limiter } from "../../src/index.js";
 import { createProvider } from "../../src/testing/index.js";
-import type { AnswerInput } from "../../src/testing/index.js";
+import type { AnswerInput } from "../../src/testing/options.js";
 import { useSimulator } from "../integration/helpers.js";
 import { onVirtualNetworkTime } from "../integration/virtual-network-time.js";
 import { anthropicMessages, openAIChat, recording, userMessage, watchedFetch } from "./helpers.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { untilDayTurns } from "../../src/core/day-quota.js";
-import type { FailureClass } from "../../src/index.js";
+import type { FailureClass } from "../../src/headers/index.js";
 
 const HOUR = 3_600_000;
 /** 2026-11-01 (Los Angeles goes back an hour at 02:00): 20:00 PST, 4 hours before Pacific midnight. */

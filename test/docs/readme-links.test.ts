@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { anchor } from "./anchors.js";
 import { ROOT } from "./snippets.js";
 
 // The package ships README.md but not docs/ (nor examples/, bench/, CHANGELOG.md): a relative link
@@ -15,14 +16,6 @@ const BLOB = `${REPOSITORY}/blob/main/`;
 function linkTargets(markdown: string): string[] {
   const prose = markdown.replace(/^```[\s\S]*?^```/gm, "").replace(/`[^`\n]*`/g, "code");
   return [...prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]!);
-}
-
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
-function anchor(heading: string): string {
-  return heading
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
-    .replace(/\s/g, "-");
 }
 
 const readme = readFileSync(`${ROOT}README.md`, "utf8");

@@ -83,7 +83,12 @@ describe("checking snippets", () => {
   const bad = (file: string, lines: string[]): Snippet[] =>
     extractSnippets(["```ts", ...lines, "```"].join("\n"), file);
   const cases: Snippet[] = [
-    ...bad("wrong-type.md", ['import { Limiter } from "llm-limiter";', 'new Limiter({ rpm: "100" });']),
+    // Through the options' type: in src/, the constructor has a second (internal) overload, which would make
+    // the error TS2769 (no overload matches) where the published declarations say TS2322.
+    ...bad("wrong-type.md", [
+      'import type { LimiterOptions } from "llm-limiter";',
+      'const options: LimiterOptions = { rpm: "100" };',
+    ]),
     ...bad("free-name.md", ["console.log(prompt.length);"]),
     ...bad("declared.md", ["declare const prompt: string;", "console.log(prompt.length);"]),
     ...bad("nocheck.md", ["// @ts-nocheck", "console.log(prompt.length);"]),

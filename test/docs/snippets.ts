@@ -100,6 +100,9 @@ const OPTIONS: ts.CompilerOptions = {
     "llm-limiter/otel": [`${ROOT}src/otel/index.ts`],
     "llm-limiter/testing": [`${ROOT}src/testing/index.ts`],
     "llm-limiter/ai": [`${ROOT}src/ai/index.ts`],
+    "llm-limiter/headers": [`${ROOT}src/headers/index.ts`],
+    "llm-limiter/plan": [`${ROOT}src/plan/index.ts`],
+    "llm-limiter/simulate": [`${ROOT}src/simulate/index.ts`],
   },
 };
 

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { textTokens } from "../../src/estimate/text.js";
 import { estimateRequest } from "../../src/index.js";
-import type { Endpoint } from "../../src/index.js";
+import type { Endpoint } from "../../src/estimate/types.js";
 import corpus from "../fixtures/estimate/corpus.json" with { type: "json" };
 
 interface Sample {

@@ -1,7 +1,7 @@
 import { countTokens } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
 import { estimateRequest } from "../../src/index.js";
-import type { Endpoint } from "../../src/index.js";
+import type { Endpoint } from "../../src/estimate/types.js";
 import recorded from "../fixtures/estimate/recorded-usage.json" with { type: "json" };
 
 /** A request whose body and the input tokens its provider reported for it are both published. */

@@ -5,10 +5,10 @@ import {
   QueueFullError,
   RequestTooLargeError,
   WaitTimeoutError,
-  type LimiterEventName,
   type LimiterEvents,
   type LimiterOptions,
 } from "../../src/index.js";
+import type { LimiterEventName } from "../../src/events/types.js";
 import { useFakeTime } from "../fake-time.js";
 
 const time = useFakeTime();

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { rateLimitMiddleware } from "../../src/ai/index.js";
 import { Limiter, estimateRequest } from "../../src/index.js";
 import type { Estimate, EstimateCorrectedEvent } from "../../src/index.js";
-import { estimatePromptTokens } from "../../src/testing/index.js";
+import { estimatePromptTokens } from "../../src/testing/prompt.js";
 import { anthropicMessages, openAIChat } from "../ai/helpers.js";
 import { anthropicClient, openAIClient, useSimulator } from "../integration/helpers.js";
 import { eventually } from "./recording.js";

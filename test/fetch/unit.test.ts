@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ADMITTED_HEADER, Limiter, estimateRequest } from "../../src/index.js";
+import { Limiter, estimateRequest } from "../../src/index.js";
+import { ADMITTED_HEADER } from "../../src/fetch/call-headers.js";
 import { limitedFetch } from "../../src/fetch/index.js";
 import { eventually, recording } from "./recording.js";
 

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { LimiterGroup, type GroupStore } from "../../src/index.js";
+import { LimiterGroup } from "../../src/index.js";
 import { RedisGroupStore, RedisStore } from "../../src/redis/index.js";
 
 describe("LimiterGroup store option", () => {
@@ -10,13 +10,13 @@ describe("LimiterGroup store option", () => {
 
   it("refuses a limiter's store at once, naming the group's", () => {
     const store = new RedisStore({ client, key: "k" });
-    expect(() => new LimiterGroup({ models: { a: { rpm: 1 } }, store: store as unknown as GroupStore })).toThrow(
+    expect(() => new LimiterGroup({ models: { a: { rpm: 1 } }, store: store as unknown as RedisGroupStore })).toThrow(
       /RedisGroupStore/,
     );
   });
 
   it.each([[{}], [42], [null], [{ member: () => undefined }]])("refuses %j as a store", (store) => {
-    expect(() => new LimiterGroup({ models: { a: { rpm: 1 } }, store: store as GroupStore })).toThrow(TypeError);
+    expect(() => new LimiterGroup({ models: { a: { rpm: 1 } }, store: store as RedisGroupStore })).toThrow(TypeError);
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyFailure } from "../../src/index.js";
+import { classifyFailure } from "../../src/headers/index.js";
 
 /** Gemini's 429 body (docs/providers.md): a `QuotaFailure` naming `violations`, a `Help`, a `RetryInfo`. */
 function gemini(violations: unknown[], retryDelay = "38s"): unknown {

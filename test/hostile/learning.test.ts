@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Limiter, parseRateLimitHeaders, RequestTooLargeError } from "../../src/index.js";
+import { Limiter, RequestTooLargeError } from "../../src/index.js";
+import { parseRateLimitHeaders } from "../../src/headers/index.js";
 import { useFakeTime } from "../fake-time.js";
 
 const time = useFakeTime();

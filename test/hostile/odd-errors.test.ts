@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { failedResponse } from "../../src/ai/failure.js";
-import { classifyFailure, LimiterGroup } from "../../src/index.js";
+import { LimiterGroup } from "../../src/index.js";
+import { classifyFailure } from "../../src/headers/index.js";
 import { useFakeTime } from "../fake-time.js";
 
 const time = useFakeTime();

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { classifyFailure } from "../../src/index.js";
+import { classifyFailure } from "../../src/headers/index.js";
 import { numRuns } from "../properties/runs.js";
 
 /** Anything a sender may put where a Gemini violation's fields go. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Limiter } from "../../src/index.js";
-import type { Estimate, LimiterSnapshot, RateLimitView, Reservation, Usage } from "../../src/index.js";
+import type { Estimate, LimiterSnapshot, Reservation, Usage } from "../../src/index.js";
+import type { RateLimitView } from "../../src/headers/index.js";
 import { ARRIVAL_DELAY_MS } from "../defaults.js";
 import {
   anthropicClient,

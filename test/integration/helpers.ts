@@ -2,8 +2,10 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll } from "vitest";
 import type { Limiter } from "../../src/index.js";
-import { createProvider, estimatePromptTokens } from "../../src/testing/index.js";
-import type { PromptParts, ProviderOptions, ProviderServer, SimulatedProvider } from "../../src/testing/index.js";
+import { createProvider } from "../../src/testing/index.js";
+import { estimatePromptTokens } from "../../src/testing/prompt.js";
+import type { ProviderOptions, ProviderServer, SimulatedProvider } from "../../src/testing/index.js";
+import type { PromptParts } from "../../src/testing/prompt.js";
 
 /** A simulated provider and its HTTP server, for the real SDK clients. */
 export interface Simulator {

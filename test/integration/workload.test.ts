@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Limiter } from "../../src/index.js";
-import type { AnswerInput } from "../../src/testing/index.js";
+import type { AnswerInput } from "../../src/testing/options.js";
 import { anthropicClient, openAIClient, splitEstimate, tokensEstimate, useSimulator } from "./helpers.js";
 
 // Forty callers at once against four slots and a token budget that the forty

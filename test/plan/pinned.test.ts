@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { plan } from "../../src/index.js";
+import { plan } from "../../src/plan/index.js";
 
 const seeds = { rpm: 3000, tpm: 1_000_000, prompt: 800, completion: 300, maxTokens: 4096 };
 

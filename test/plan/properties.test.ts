@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { plan, type PlanInput } from "../../src/index.js";
+import { plan, type PlanInput } from "../../src/plan/index.js";
 
 const LIMITS = ["rpm", "tpm", "rpd", "tpd", "itpm", "otpm"] as const;
 

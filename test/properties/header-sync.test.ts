@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Limiter, type LimiterSnapshot, type ProviderName } from "../../src/index.js";
-import { formatGoDuration } from "../../src/testing/index.js";
+import { Limiter, type LimiterSnapshot } from "../../src/index.js";
+import type { ProviderName } from "../../src/headers/index.js";
+import { formatGoDuration } from "../../src/testing/go-duration.js";
 import { useFakeTime } from "../fake-time.js";
 import { numRuns } from "./runs.js";
 

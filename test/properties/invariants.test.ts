@@ -6,8 +6,8 @@ import {
   WaitTimeoutError,
   type CustomLimit,
   type Estimate,
-  type Unit,
 } from "../../src/index.js";
+import type { Unit } from "../../src/core/limits.js";
 import {
   DAY,
   Harness,

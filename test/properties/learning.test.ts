@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Limiter, parseRateLimitHeaders, RequestTooLargeError, type ProviderName } from "../../src/index.js";
-import { formatGoDuration } from "../../src/testing/index.js";
+import { Limiter, RequestTooLargeError } from "../../src/index.js";
+import { parseRateLimitHeaders, type ProviderName } from "../../src/headers/index.js";
+import { formatGoDuration } from "../../src/testing/go-duration.js";
 import { useFakeTime } from "../fake-time.js";
 import { ProviderBucket } from "./provider-bucket.js";
 import { numRuns } from "./runs.js";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Limiter } from "../../src/index.js";
-import { formatGoDuration } from "../../src/testing/index.js";
+import { formatGoDuration } from "../../src/testing/go-duration.js";
 import { useFakeTime } from "../fake-time.js";
 import { numRuns } from "./runs.js";
 

@@ -7,7 +7,7 @@
 import { Redis } from "ioredis";
 import { Limiter, type Estimate, type Usage } from "../../src/index.js";
 import { ioredis, RedisStore } from "../../src/redis/index.js";
-import { estimatePromptTokens } from "../../src/testing/index.js";
+import { estimatePromptTokens } from "../../src/testing/prompt.js";
 import type { ResetReading, ToParent, ToWorker, WorkerJob } from "./job.js";
 
 const job = JSON.parse(process.argv[2]!) as WorkerJob;

@@ -14,9 +14,9 @@ import {
   StoreReplyError,
   StoreUnavailableError,
   upstash,
-  UPSTASH_TIMEOUT_MS,
   type RedisScriptClient,
 } from "../../src/redis/index.js";
+import { UPSTASH_TIMEOUT_MS } from "../../src/redis/upstash.js";
 import { resolveOptions } from "../../src/redis/options.js";
 import { scripts } from "../../src/redis/scripts/index.js";
 import { bookOne } from "./book-one.js";

@@ -19,7 +19,7 @@ import {
   type SimulateOptions,
   type SimulationResult,
   type WorkloadCall,
-} from "../../src/testing/index.js";
+} from "../../src/simulate/index.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const present = existsSync(CHROMIUM);

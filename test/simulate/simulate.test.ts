@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  renderReport,
-  simulate,
-  type SimulateProgress,
-  type SimulationRun,
-  type WorkloadCall,
-} from "../../src/testing/index.js";
+import { renderReport, simulate, type SimulationRun, type WorkloadCall } from "../../src/simulate/index.js";
+import type { SimulateProgress } from "../../src/simulate/options.js";
 
 /** 60 calls at once onto 20 RPM: a burst of 20, then one call every 3 s; tokens never bind. */
 const BURST: WorkloadCall[] = Array.from({ length: 60 }, () => ({

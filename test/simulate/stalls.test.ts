@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { stallsOf } from "../../src/simulate/report/stalls.js";
-import type { SimulationRun, SimulationSample } from "../../src/testing/index.js";
+import type { SimulationRun, SimulationSample } from "../../src/simulate/types.js";
 
 /** A run sampled every 500 ms from `[sent, waiting, waitingRoom]` triples. */
 function run(points: readonly (readonly [number, number, number])[]): SimulationRun {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseWorkload } from "../../src/testing/index.js";
+import { parseWorkload } from "../../src/simulate/index.js";
 
 describe("parseWorkload", () => {
   it("reads one call a line, skips blank lines, keeps model and priority, and sorts by arrival", () => {

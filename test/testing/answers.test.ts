@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createProvider, estimatePromptTokens } from "../../src/testing/index.js";
-import type { AnswerInput, CallResult, SimulatedProvider } from "../../src/testing/index.js";
+import { createProvider } from "../../src/testing/index.js";
+import { estimatePromptTokens } from "../../src/testing/prompt.js";
+import type { CallResult, SimulatedProvider } from "../../src/testing/index.js";
+import type { AnswerInput } from "../../src/testing/options.js";
 import { EPOCH_MS, useFakeTime } from "../fake-time.js";
 
 const time = useFakeTime({ fake: "timeouts", wallStartMs: EPOCH_MS });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../src/testing/index.js";
-import type { ArrivalInput, CallResult, SimulatedProvider } from "../../src/testing/index.js";
+import type { CallResult, SimulatedProvider } from "../../src/testing/index.js";
+import type { ArrivalInput } from "../../src/testing/options.js";
 import { EPOCH_MS, useFakeTime } from "../fake-time.js";
 
 const time = useFakeTime({ fake: "timeouts", wallStartMs: EPOCH_MS });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../src/testing/index.js";
-import type { HeaderStamp } from "../../src/testing/index.js";
+import type { HeaderStamp } from "../../src/testing/options.js";
 import { EPOCH_MS, useFakeTime } from "../fake-time.js";
 
 const time = useFakeTime({ fake: "timeouts", wallStartMs: EPOCH_MS });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../src/testing/index.js";
-import type { HeaderlessDialect, SimulatedProvider } from "../../src/testing/index.js";
+import type { SimulatedProvider } from "../../src/testing/index.js";
+import type { HeaderlessDialect } from "../../src/testing/dialects.js";
 import { EPOCH_MS, useFakeTime } from "../fake-time.js";
 
 const time = useFakeTime({ fake: "timeouts", wallStartMs: EPOCH_MS });

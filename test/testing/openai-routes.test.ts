@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { createProvider, estimatePromptTokens } from "../../src/testing/index.js";
+import { createProvider } from "../../src/testing/index.js";
+import { estimatePromptTokens } from "../../src/testing/prompt.js";
 import type { ProviderOptions, ProviderServer, SimulatedProvider } from "../../src/testing/index.js";
 
 // The Responses API and embeddings through the real OpenAI SDK, on real time with tiny latencies.

@@ -1,7 +1,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { createProvider, estimatePromptTokens } from "../../src/testing/index.js";
+import { createProvider } from "../../src/testing/index.js";
+import { estimatePromptTokens } from "../../src/testing/prompt.js";
 import type { ProviderOptions, ProviderServer } from "../../src/testing/index.js";
 
 // These run on real time with tiny latencies: the SDKs talk to a real socket.

@@ -12,7 +12,7 @@ function read(headers: HeaderMap, ctx: TimeContext, unit: ReportedUnit, kind: st
 }
 
 /**
- * Anthropic reports token remainders rounded to the nearest thousand (providers.md): the
+ * Anthropic reports token remainders rounded to the nearest thousand (docs/providers.md#anthropic): the
  * true value may be up to 500 lower, so take it 500 lower (never below 0).
  */
 function roundedDown(reading: Reading): Reading {

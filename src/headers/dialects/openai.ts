@@ -31,7 +31,7 @@ export const readOpenAi: Dialect = (headers, ctx) => ({
   dimensions: collect(readOpenAiNames(headers, ctx, fixedWindow(MINUTE), fixedWindow(MINUTE))),
 });
 
-/** Groq: OpenAI's names, but `-requests` is per DAY and `-tokens` per minute (providers.md). */
+/** Groq: OpenAI's names, but `-requests` is per DAY and `-tokens` per minute (docs/providers.md#groq). */
 export const readGroq: Dialect = (headers, ctx) => ({
   dimensions: collect(readOpenAiNames(headers, ctx, fixedWindow(DAY), fixedWindow(MINUTE))),
 });

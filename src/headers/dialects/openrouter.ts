@@ -20,7 +20,7 @@ function boundaryWindow(reset: Span | undefined, boundary: number | undefined): 
 
 /**
  * OpenRouter: `X-RateLimit-{Limit,Remaining,Reset}` on requests, the reset being the epoch
- * ms of a fixed minute or day boundary (providers.md).
+ * ms of a fixed minute or day boundary (docs/providers.md#openrouter-and-together).
  */
 export const readOpenRouter: Dialect = (headers, ctx) => {
   const reading = readTriple(headers, "requests", tripleNames("x-ratelimit"), ctx);

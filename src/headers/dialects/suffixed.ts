@@ -38,5 +38,5 @@ export function readSuffixedNames(
   return entries;
 }
 
-/** Cerebras and Mistral: every header names its window (providers.md). */
+/** Cerebras and Mistral: every header names its window (docs/providers.md#cerebras-and-mistral). */
 export const readSuffixed: Dialect = (headers, ctx) => ({ dimensions: collect(readSuffixedNames(headers, ctx)) });

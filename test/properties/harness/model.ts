@@ -2,7 +2,8 @@
  * The reference model: plain bucket arithmetic written here, not imported from src, that the driver replays the
  * limiter's outcomes against.
  */
-import type { Estimate, Unit } from "../../../src/index.js";
+import type { Estimate } from "../../../src/index.js";
+import type { Unit } from "../../../src/core/limits.js";
 import { SHORTHAND_SHAPES, type Config, type Scenario, type Shorthand } from "./scenario.js";
 
 /** One bucket instance: a dimension removed and added again, or given another unit, is a new one. */

@@ -1,5 +1,6 @@
 /** The scenarios the properties generate, in the model's own terms, and how they translate into limiter options. */
-import type { CustomLimit, Estimate, LimitChanges, Limits, Unit } from "../../../src/index.js";
+import type { CustomLimit, Estimate, LimitChanges, Limits } from "../../../src/index.js";
+import type { Unit } from "../../../src/core/limits.js";
 
 export const MINUTE = 60_000;
 export const DAY = 86_400_000;
