@@ -350,8 +350,9 @@ export class Limiter {
   private applyView({ view, status, failure, tooLarge }: SyncReading, origin: SyncOrigin): void {
     if (this.admission.closed) return;
     this.admission.heard();
-    if (this.headers.learn(view, origin, failure, this.meters, tooLarge))
-      this.reconfigure(buildBudget(this.limits), false);
+    const learned = this.headers.learn(view, origin, failure, this.meters, tooLarge);
+    const discovered = this.headers.discover(failure, succeeded(status), origin, this.ledger.admissions);
+    if (learned || discovered) this.reconfigure(buildBudget(this.limits), false);
     const pause = this.headers.apply(view, origin, failure, this.meters, this.ledger.admissions);
     if (pause) this.admission.hold(pause.names, pause.ms, pause.perDay, this.ledger.admissions);
     else if (failure === undefined && succeeded(status))

@@ -96,6 +96,15 @@ export class HeaderSync {
   }
 
   /**
+   * A response's outcome for the adaptive concurrency limit of a provider that reports nothing: `served`, or a
+   * rate-limit 429 (`failure`); returns whether the limit changed (the caller rebuilds the budget).
+   */
+  discover(failure: FailureClass | undefined, served: boolean, origin: SyncOrigin, admissions: number): boolean {
+    const outcome = failure?.kind === "rate" ? "limited" : failure === undefined && served ? "served" : undefined;
+    return this.learned.discovered(outcome, origin.seq, admissions);
+  }
+
+  /**
    * Applies the levels `view` reports, then a rate-limit 429's drain
    * (billing 429s are not about rate and change nothing). Returns the pause
    * the 429 asks for, which admission puts in force.

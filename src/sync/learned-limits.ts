@@ -4,6 +4,7 @@ import { RESET_SLACK_MS } from "./reset-evidence.js";
 import type { RateLimitView, ReportedDimension, ReportedUnit } from "../headers/types.js";
 import type { Unit } from "../core/limits.js";
 import { familyOf, UnknownWindows, type ResponseFacts } from "./unknown-windows.js";
+import { AdaptiveConcurrency } from "./discovery.js";
 
 /** A limit some responses reported, and how far it is trusted. */
 interface Tracked {
@@ -104,8 +105,12 @@ export class LearnedLimits {
   private readonly cappedBy = new Map<string, Unit>();
   /** The configured dimensions the last merge folded into. */
   private configured: readonly Dimension[] = [];
+  /** Whether the last merge had a configured concurrency. */
+  private concurrencyConfigured = false;
   private concurrency: number | undefined;
   private heard = false;
+  /** The calls in flight allowed while nothing is configured and no response reported a level. */
+  private readonly adaptive = new AdaptiveConcurrency();
   private readonly windows = new UnknownWindows();
 
   /**
@@ -188,6 +193,22 @@ export class LearnedLimits {
     return unit !== undefined && startProbe(this.bursts.get(unit));
   }
 
+  /**
+   * A response to the call admitted `seq`th (`admissions` counted so far): `served`, or a rate-limit 429
+   * (`limited`), or neither. It moves the adaptive concurrency limit while that is in force (nothing configured,
+   * no level reported, nothing learned); returns whether it changed (the caller rebuilds the budget).
+   */
+  discovered(outcome: "served" | "limited" | undefined, seq: number, admissions: number): boolean {
+    if (outcome === undefined || !this.discovering()) return false;
+    return outcome === "served" ? this.adaptive.served(seq) : this.adaptive.limited(seq, admissions);
+  }
+
+  /** Whether the adaptive concurrency limit is in force. */
+  private discovering(): boolean {
+    const none = this.configured.length === 0 && !this.concurrencyConfigured;
+    return none && !this.heard && this.reported.size === 0 && this.bursts.size === 0;
+  }
+
   /** Units some header gave a window: in this view, or learned before. */
   private toldUnits(view: RateLimitView): Set<ReportedUnit> {
     const told = new Set<ReportedUnit>();
@@ -198,12 +219,13 @@ export class LearnedLimits {
 
   /**
    * The configured budget with the reported one folded in, at monotonic `now`. A limiter with no
-   * budget at all stays cautious (one call in flight) until headers arrive.
+   * budget at all holds the adaptive concurrency limit (see {@link AdaptiveConcurrency}) until headers arrive.
    * An Azure sub-window allowance caps the burst of the per-minute budgets of
    * its unit (their rate stands); with none configured it is taken as 10 s.
    */
   merge(configured: Budget, now: number): Budget {
     this.configured = configured.dimensions;
+    this.concurrencyConfigured = configured.concurrency !== undefined;
     const byName = new Map<string, Dimension>(configured.dimensions.map((d) => [d.name, d]));
     for (const [name, r] of this.reported) {
       if (r.probing) continue;
@@ -239,7 +261,7 @@ export class LearnedLimits {
     }
     let concurrency = configured.concurrency;
     if (this.concurrency !== undefined) concurrency = Math.min(concurrency ?? Infinity, this.concurrency);
-    if (concurrency === undefined && byName.size === 0 && !this.heard) concurrency = 1;
+    if (concurrency === undefined && byName.size === 0 && !this.heard) concurrency = this.adaptive.limit;
     return { dimensions: [...byName.values()], concurrency };
   }
 }

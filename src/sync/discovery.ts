@@ -1,0 +1,45 @@
+/** Calls in flight before the first response tells whether headers come: a 3-RPM free tier is sent 2, not 20. */
+export const DISCOVERY_START = 2;
+/** The adaptive limit never goes past this many calls in flight. */
+export const DISCOVERY_CEILING = 256;
+/** A 429 episode multiplies the limit by this (floor 1): deep enough to clear a burst, shallow enough to keep most. */
+export const DISCOVERY_BACKOFF = 0.7;
+
+/**
+ * An adaptive concurrency limit for a provider that reports no levels (AIMD, in the spirit of Netflix's
+ * concurrency-limits). Until the first 429 every success of a call admitted since the last change adds one
+ * (the limit doubles per round, as TCP's slow start); after it, one per round of successes (as many as the
+ * limit). A 429 episode multiplies it by {@link DISCOVERY_BACKOFF}: only a 429 of a call admitted after the
+ * last cut counts, as the share cuts of header sync do, since the calls sent before were sent on what was known
+ * then and one burst of them is one piece of news. Per process: it is not shared through a store.
+ */
+export class AdaptiveConcurrency {
+  /** The calls in flight it allows, in [1, {@link DISCOVERY_CEILING}]. */
+  limit = DISCOVERY_START;
+  /** Admissions counted at the last cut: a 429 of a call admitted by then is the same episode. */
+  private cutAtSeq = 0;
+  /** Until the first cut, each success adds one. */
+  private slowStart = true;
+  /** Successes since the last step of growth, after the first cut. */
+  private successes = 0;
+
+  /** The call admitted `seq`th succeeded. Returns whether the limit changed. */
+  served(seq: number): boolean {
+    if (seq <= this.cutAtSeq || this.limit >= DISCOVERY_CEILING) return false;
+    if (!this.slowStart && ++this.successes < this.limit) return false;
+    this.successes = 0;
+    this.limit += 1;
+    return true;
+  }
+
+  /** The call admitted `seq`th drew a 429, `admissions` counted so far. Returns whether the limit changed. */
+  limited(seq: number, admissions: number): boolean {
+    if (seq <= this.cutAtSeq) return false;
+    this.cutAtSeq = admissions;
+    this.slowStart = false;
+    this.successes = 0;
+    const before = this.limit;
+    this.limit = Math.max(1, Math.floor(this.limit * DISCOVERY_BACKOFF));
+    return this.limit !== before;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Discovery without headers: with nothing configured and no level reported, the limiter holds an adaptive
+ * concurrency limit (docs/header-sync.md, "Providers that send no headers").
+ */
+import { describe, expect, it } from "vitest";
+import { Limiter, LimiterClosedError, type Reservation } from "../src/index.js";
+import { DISCOVERY_BACKOFF, DISCOVERY_CEILING, DISCOVERY_START } from "../src/sync/discovery.js";
+import { useFakeTime } from "./fake-time.js";
+
+const time = useFakeTime();
+
+const OK = { status: 200 } as const;
+const LIMITED = { status: 429 } as const;
+
+function limitOf(limiter: Limiter): number | undefined {
+  return limiter.snapshot().concurrency?.limit;
+}
+
+/** Admits `n` calls (they must fit now). */
+async function admit(limiter: Limiter, n: number): Promise<Reservation[]> {
+  const calls: Reservation[] = [];
+  for (let i = 0; i < n; i++) calls.push(await limiter.acquire(1));
+  return calls;
+}
+
+/** Each of `calls` answers (`options`; a 429 with a hint of a second), then is released. */
+function answer(calls: readonly Reservation[], options: { status: number }, given?: Record<string, string>): void {
+  const headers = given ?? (options.status === 429 ? { "retry-after": "1" } : {});
+  for (const call of calls) {
+    call.sync(headers, options);
+    call.release();
+  }
+}
+
+/** Rounds of successes at the current limit until it reaches `target` (or stops growing). */
+async function growTo(limiter: Limiter, target: number): Promise<void> {
+  for (let round = 0; round < 10_000 && limitOf(limiter)! < target; round++)
+    answer(await admit(limiter, limitOf(limiter)!), OK);
+}
+
+describe("discovery without headers", () => {
+  it(`starts at ${DISCOVERY_START} calls in flight, not 1 and not 20`, async () => {
+    const limiter = new Limiter();
+    expect(limitOf(limiter)).toBe(DISCOVERY_START);
+    await admit(limiter, DISCOVERY_START);
+    let third = false;
+    const waiting = limiter.acquire(1);
+    waiting.then(
+      () => (third = true),
+      () => undefined,
+    );
+    await time.timers.tickAsync(10_000);
+    expect(third).toBe(false);
+    await limiter.close();
+    await expect(waiting).rejects.toBeInstanceOf(LimiterClosedError);
+  });
+
+  it("until the first 429, each success adds one (the limit doubles per round)", async () => {
+    const limiter = new Limiter();
+    answer(await admit(limiter, 2), OK);
+    expect(limitOf(limiter)).toBe(4);
+    answer(await admit(limiter, 4), OK);
+    expect(limitOf(limiter)).toBe(8);
+  });
+
+  it("a burst of 429s of calls sent before the cut cuts once; a 429 of a call sent after it cuts again", async () => {
+    const limiter = new Limiter();
+    await growTo(limiter, 16);
+    expect(limitOf(limiter)).toBe(16);
+    const burst = await admit(limiter, 16);
+    answer(burst, LIMITED);
+    const cut = Math.floor(16 * DISCOVERY_BACKOFF);
+    expect(limitOf(limiter)).toBe(cut);
+    await time.timers.tickAsync(5_000);
+    const [after] = await admit(limiter, 1);
+    answer([after!], LIMITED);
+    expect(limitOf(limiter)).toBe(Math.floor(cut * DISCOVERY_BACKOFF));
+  });
+
+  it("after a cut, one more per round of successes (as many as the limit)", async () => {
+    const limiter = new Limiter();
+    await growTo(limiter, 8);
+    expect(limitOf(limiter)).toBe(8);
+    answer(await admit(limiter, 1), LIMITED);
+    await time.timers.tickAsync(5_000);
+    expect(limitOf(limiter)).toBe(5);
+    const round = await admit(limiter, 5);
+    answer(round.slice(0, 4), OK);
+    expect(limitOf(limiter)).toBe(5);
+    answer(round.slice(4), OK);
+    expect(limitOf(limiter)).toBe(6);
+  });
+
+  it("never below 1", async () => {
+    const limiter = new Limiter();
+    for (let i = 0; i < 8; i++) {
+      answer(await admit(limiter, 1), LIMITED);
+      await time.timers.tickAsync(5_000);
+    }
+    expect(limitOf(limiter)).toBe(1);
+  });
+
+  it("never above the ceiling", async () => {
+    const grown = new Limiter();
+    await growTo(grown, DISCOVERY_CEILING);
+    expect(limitOf(grown)).toBe(DISCOVERY_CEILING);
+    answer(await admit(grown, DISCOVERY_CEILING), OK);
+    expect(limitOf(grown)).toBe(DISCOVERY_CEILING);
+  });
+
+  it("headers win: once a response reports a level, the adaptive limit is dropped for good", async () => {
+    const limiter = new Limiter({ provider: "openai" });
+    answer(await admit(limiter, 2), OK);
+    expect(limitOf(limiter)).toBe(4);
+    const headers = { "x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "499" };
+    answer(await admit(limiter, 1), OK, headers);
+    expect(limitOf(limiter)).toBeUndefined();
+    answer(await admit(limiter, 1), LIMITED);
+    expect(limitOf(limiter)).toBeUndefined();
+  });
+
+  it("configured limits stand: a configured concurrency is kept, configured rates add none", async () => {
+    const bounded = new Limiter({ concurrency: 5 });
+    answer(await admit(bounded, 5), OK);
+    expect(limitOf(bounded)).toBe(5);
+    const rated = new Limiter({ rpm: 600 });
+    answer(await admit(rated, 3), OK);
+    answer(await admit(rated, 1), LIMITED);
+    expect(limitOf(rated)).toBeUndefined();
+  });
+
+  it("a billing 429 and a server error neither grow nor cut it", async () => {
+    const limiter = new Limiter({ provider: "anthropic" });
+    const body = { type: "error", error: { type: "invalid_request_error", message: "extra usage is required" } };
+    const [billing] = await admit(limiter, 1);
+    billing!.sync({}, { status: 429, body });
+    billing!.release();
+    answer(await admit(limiter, 1), { status: 500 });
+    expect(limitOf(limiter)).toBe(DISCOVERY_START);
+  });
+});
