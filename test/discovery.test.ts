@@ -39,24 +39,26 @@ async function growTo(limiter: Limiter, target: number): Promise<void> {
 }
 
 describe("discovery without headers", () => {
-  it(`starts at ${DISCOVERY_START} calls in flight, not 1 and not 20`, async () => {
+  it(`starts at ${DISCOVERY_START} call in flight until the first response, not 20`, async () => {
     const limiter = new Limiter();
     expect(limitOf(limiter)).toBe(DISCOVERY_START);
     await admit(limiter, DISCOVERY_START);
-    let third = false;
+    let next = false;
     const waiting = limiter.acquire(1);
     waiting.then(
-      () => (third = true),
+      () => (next = true),
       () => undefined,
     );
     await time.timers.tickAsync(10_000);
-    expect(third).toBe(false);
+    expect(next).toBe(false);
     await limiter.close();
     await expect(waiting).rejects.toBeInstanceOf(LimiterClosedError);
   });
 
   it("until the first 429, each success adds one (the limit doubles per round)", async () => {
     const limiter = new Limiter();
+    answer(await admit(limiter, 1), OK);
+    expect(limitOf(limiter)).toBe(2);
     answer(await admit(limiter, 2), OK);
     expect(limitOf(limiter)).toBe(4);
     answer(await admit(limiter, 4), OK);
@@ -110,6 +112,7 @@ describe("discovery without headers", () => {
 
   it("headers win: once a response reports a level, the adaptive limit is dropped for good", async () => {
     const limiter = new Limiter({ provider: "openai" });
+    answer(await admit(limiter, 1), OK);
     answer(await admit(limiter, 2), OK);
     expect(limitOf(limiter)).toBe(4);
     const headers = { "x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "499" };

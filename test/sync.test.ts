@@ -132,16 +132,16 @@ describe("limits", () => {
     });
   });
 
-  it("a limiter with no budget starts cautious: two calls in flight until headers arrive", async () => {
+  it("a limiter with no budget starts cautious: one call in flight until headers arrive", async () => {
     const limiter = new Limiter({ provider: "openai" });
     const first = await limiter.acquire(10);
-    const second = await limiter.acquire(10);
     expect(limiter.tryAcquire(10)).toBeUndefined();
     first.sync(openai([60, 59], [1_000, 990]));
-    const third = limiter.tryAcquire(10);
-    expect(third).toBeDefined();
+    const second = limiter.tryAcquire(10);
+    expect(second).toBeDefined();
     expect(limiter.snapshot().concurrency).toBeUndefined();
-    for (const call of [first, second, third]) call?.release();
+    first.release();
+    second?.release();
   });
 
   it("an unknown provider's window is taken for a minute until the triple tells it", () => {

@@ -1,5 +1,10 @@
-/** Calls in flight before the first response tells whether headers come: a 3-RPM free tier is sent 2, not 20. */
-export const DISCOVERY_START = 2;
+/**
+ * Calls in flight before the first response tells whether headers come: one, as with no discovery at all, so a
+ * 3-RPM free tier is sent 1, not 20. With two, the second call's draw predates the budget the first response's
+ * headers create: that budget never counts it, yet the provider refunds its unused estimate, so the limiter's own
+ * count stays below the honest remaining for good (slower than obeying the headers). Slow start doubles from there.
+ */
+export const DISCOVERY_START = 1;
 /** The adaptive limit never goes past this many calls in flight. */
 export const DISCOVERY_CEILING = 256;
 /** A 429 episode multiplies the limit by this (floor 1): deep enough to clear a burst, shallow enough to keep most. */

@@ -4,7 +4,7 @@
  * 429s (of calls admitted before the cut) cuts once.
  *
  * The model, written from the documented rules alone (docs/header-sync.md, "Providers that send no headers"):
- * the limit starts at 2; until the first cut each success adds one, after it one per as many successes as the
+ * the limit starts at 1; until the first cut each success adds one, after it one per as many successes as the
  * limit; a 429 of a call admitted after the last cut multiplies it by 0.7 (rounded down, at least 1) and starts
  * a new episode (the admissions counted then); a success of a call admitted by the last cut changes nothing;
  * never above 256.
@@ -32,7 +32,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 class Model {
-  limit = 2;
+  limit = 1;
   cutAt = 0;
   slowStart = true;
   successes = 0;
