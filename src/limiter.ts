@@ -351,7 +351,8 @@ export class Limiter {
     if (this.admission.closed) return;
     this.admission.heard();
     const learned = this.headers.learn(view, origin, failure, this.meters, tooLarge);
-    const discovered = this.headers.discover(failure, succeeded(status), origin, this.ledger.admissions);
+    const { admissions, inFlight } = this.ledger;
+    const discovered = this.headers.discover(failure, succeeded(status), origin, admissions, inFlight);
     if (learned || discovered) this.reconfigure(buildBudget(this.limits), false);
     const pause = this.headers.apply(view, origin, failure, this.meters, this.ledger.admissions);
     if (pause) this.admission.hold(pause.names, pause.ms, pause.perDay, this.ledger.admissions);

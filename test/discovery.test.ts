@@ -23,13 +23,11 @@ async function admit(limiter: Limiter, n: number): Promise<Reservation[]> {
   return calls;
 }
 
-/** Each of `calls` answers (`options`; a 429 with a hint of a second), then is released. */
+/** Each of `calls` answers (`options`; a 429 with a hint of a second), then all are released. */
 function answer(calls: readonly Reservation[], options: { status: number }, given?: Record<string, string>): void {
   const headers = given ?? (options.status === 429 ? { "retry-after": "1" } : {});
-  for (const call of calls) {
-    call.sync(headers, options);
-    call.release();
-  }
+  for (const call of calls) call.sync(headers, options);
+  for (const call of calls) call.release();
 }
 
 /** Rounds of successes at the current limit until it reaches `target` (or stops growing). */
@@ -87,17 +85,31 @@ describe("discovery without headers", () => {
     await time.timers.tickAsync(5_000);
     expect(limitOf(limiter)).toBe(5);
     const round = await admit(limiter, 5);
-    answer(round.slice(0, 4), OK);
+    for (const call of round.slice(0, 4)) call.sync({}, OK);
     expect(limitOf(limiter)).toBe(5);
-    answer(round.slice(4), OK);
+    round[4]!.sync({}, OK);
     expect(limitOf(limiter)).toBe(6);
+    for (const call of round) call.release();
+  });
+
+  it("a limit less than half used does not grow: calls that come slower than it say nothing of the provider", async () => {
+    const limiter = new Limiter();
+    await growTo(limiter, 8);
+    expect(limitOf(limiter)).toBe(8);
+    // One call at a time, 3 in flight at most: never half of 8.
+    for (let i = 0; i < 20; i++) answer(await admit(limiter, 3), OK);
+    expect(limitOf(limiter)).toBe(8);
+    // Four in flight is half of 8: the first success grows it to 9, which four no longer half fill.
+    answer(await admit(limiter, 4), OK);
+    expect(limitOf(limiter)).toBe(9);
   });
 
   it("never below 1", async () => {
     const limiter = new Limiter();
     for (let i = 0; i < 8; i++) {
       answer(await admit(limiter, 1), LIMITED);
-      await time.timers.tickAsync(5_000);
+      // A minute: the rate these episodes measure (none served) is the floor, a call a minute.
+      await time.timers.tickAsync(60_000);
     }
     expect(limitOf(limiter)).toBe(1);
   });
@@ -140,5 +152,102 @@ describe("discovery without headers", () => {
     billing!.release();
     answer(await admit(limiter, 1), { status: 500 });
     expect(limitOf(limiter)).toBe(DISCOVERY_START);
+  });
+});
+
+describe("discovery without headers: the rate served between 429 episodes", () => {
+  /** A 429 of a fresh call: an episode. */
+  async function episode(limiter: Limiter): Promise<void> {
+    answer(await admit(limiter, 1), LIMITED);
+  }
+
+  /** `n` calls admitted one by one and served, `gapMs` apart. */
+  async function serve(limiter: Limiter, n: number, gapMs: number): Promise<void> {
+    for (let i = 0; i < n; i++) {
+      await time.timers.tickAsync(gapMs);
+      answer(await admit(limiter, 1), OK);
+    }
+  }
+
+  const rpmOf = (limiter: Limiter) => limiter.snapshot().dimensions.rpm;
+
+  it("two episodes 20 s apart, 10 calls served between: 30 calls a minute, a burst of 3", async () => {
+    const limiter = new Limiter();
+    await episode(limiter);
+    expect(rpmOf(limiter)).toBeUndefined();
+    await serve(limiter, 10, 2_000);
+    await episode(limiter);
+    expect(rpmOf(limiter)).toMatchObject({ limit: 30, windowMs: 60_000, capacity: 3 });
+  });
+
+  it("episodes less than 10 s apart measure nothing: the stretch stays open until one is far enough", async () => {
+    const limiter = new Limiter();
+    await episode(limiter);
+    await serve(limiter, 4, 2_000);
+    await episode(limiter);
+    expect(rpmOf(limiter)).toBeUndefined();
+    await serve(limiter, 2, 2_000);
+    await episode(limiter);
+    // 6 served over the 12 s since the first episode.
+    expect(rpmOf(limiter)?.limit).toBe(30);
+  });
+
+  it("a later measurement lowers it, never raises it, and never below half at once; successes raise it", async () => {
+    const limiter = new Limiter();
+    await episode(limiter);
+    await serve(limiter, 10, 2_000);
+    await episode(limiter);
+    expect(rpmOf(limiter)?.limit).toBe(30);
+    // 4 successes (one short of a step of growth), then an episode 60 s later: 4 a minute measured, 15 kept.
+    await serve(limiter, 4, 15_000);
+    await episode(limiter);
+    expect(rpmOf(limiter)?.limit).toBe(15);
+    await serve(limiter, 5, 5_000);
+    expect(rpmOf(limiter)?.limit).toBe(16);
+  });
+
+  it("a 429 with a hint of 5 s or more measures nothing and opens no stretch (a window's turn: its pause paces)", async () => {
+    const limiter = new Limiter();
+    const windowTurns = async (): Promise<void> => {
+      const [call] = await admit(limiter, 1);
+      call!.sync({ "retry-after": "5" }, LIMITED);
+      call!.release();
+      await time.timers.tickAsync(5_000);
+    };
+    await windowTurns();
+    await serve(limiter, 10, 2_000);
+    await windowTurns();
+    await serve(limiter, 10, 2_000);
+    expect(rpmOf(limiter)).toBeUndefined();
+    // A short hint opens a stretch; the next, 20 s later, measures it.
+    await episode(limiter);
+    await serve(limiter, 10, 2_000);
+    await windowTurns();
+    expect(rpmOf(limiter)).toBeUndefined();
+    await episode(limiter);
+    await serve(limiter, 10, 2_000);
+    await episode(limiter);
+    expect(rpmOf(limiter)?.limit).toBe(30);
+  });
+
+  it("headers win: the discovered rate goes once a response reports a level", async () => {
+    const limiter = new Limiter({ provider: "openai" });
+    await episode(limiter);
+    await serve(limiter, 10, 2_000);
+    await episode(limiter);
+    expect(rpmOf(limiter)?.limit).toBe(30);
+    await time.timers.tickAsync(10_000);
+    const headers = { "x-ratelimit-limit-tokens": "1000", "x-ratelimit-remaining-tokens": "999" };
+    answer(await admit(limiter, 1), OK, headers);
+    expect(rpmOf(limiter)).toBeUndefined();
+    expect(limiter.snapshot().dimensions.tpm?.limit).toBe(1000);
+  });
+
+  it("configured limits stand: a configured rate discovers none", async () => {
+    const limiter = new Limiter({ tpm: 100_000 });
+    await episode(limiter);
+    await serve(limiter, 10, 2_000);
+    await episode(limiter);
+    expect(rpmOf(limiter)).toBeUndefined();
   });
 });

@@ -22,15 +22,19 @@ export class AdaptiveConcurrency {
   /** The calls in flight it allows, in [1, {@link DISCOVERY_CEILING}]. */
   limit = DISCOVERY_START;
   /** Admissions counted at the last cut: a 429 of a call admitted by then is the same episode. */
-  private cutAtSeq = 0;
+  cutAtSeq = 0;
   /** Until the first cut, each success adds one. */
   private slowStart = true;
   /** Successes since the last step of growth, after the first cut. */
   private successes = 0;
 
-  /** The call admitted `seq`th succeeded. Returns whether the limit changed. */
-  served(seq: number): boolean {
-    if (seq <= this.cutAtSeq || this.limit >= DISCOVERY_CEILING) return false;
+  /**
+   * The call admitted `seq`th succeeded, `inFlight` calls in flight with it. Returns whether the limit changed.
+   * Only a limit at least half used grows (as concurrency-limits' AIMD): calls that arrive slower than the limit
+   * allows say nothing about the provider, and a limit grown far past them would overshoot by as much at once.
+   */
+  served(seq: number, inFlight: number): boolean {
+    if (seq <= this.cutAtSeq || this.limit >= DISCOVERY_CEILING || 2 * inFlight < this.limit) return false;
     if (!this.slowStart && ++this.successes < this.limit) return false;
     this.successes = 0;
     this.limit += 1;

@@ -5,6 +5,21 @@ import type { RateLimitView, ReportedDimension, ReportedUnit } from "../headers/
 import type { Unit } from "../core/limits.js";
 import { familyOf, UnknownWindows, type ResponseFacts } from "./unknown-windows.js";
 import { AdaptiveConcurrency } from "./discovery.js";
+import { BURST_SHARE, ServedRate } from "./served-rate.js";
+
+/** What discovery reads of a response beside its outcome (see {@link LearnedLimits.discovered}). */
+export interface DiscoveryFacts {
+  /** The call's admission order. */
+  readonly seq: number;
+  /** Admissions counted so far. */
+  readonly admissions: number;
+  /** Calls in flight, this one included. */
+  readonly inFlight: number;
+  /** Monotonic now. */
+  readonly now: number;
+  /** A 429's retry hint, in ms. */
+  readonly hintMs: number | undefined;
+}
 
 /** A limit some responses reported, and how far it is trusted. */
 interface Tracked {
@@ -111,7 +126,12 @@ export class LearnedLimits {
   private heard = false;
   /** The calls in flight allowed while nothing is configured and no response reported a level. */
   private readonly adaptive = new AdaptiveConcurrency();
+  /** The request rate served between 429 episodes, in force with {@link adaptive}. */
+  private readonly rate = new ServedRate();
   private readonly windows = new UnknownWindows();
+
+  /** `measuresRate`: whether {@link rate} is measured (this process alone draws on its levels). */
+  constructor(private readonly measuresRate = true) {}
 
   /**
    * Records what `view` reports, its guessed windows first rewritten in place to what
@@ -198,9 +218,20 @@ export class LearnedLimits {
    * (`limited`), or neither. It moves the adaptive concurrency limit while that is in force (nothing configured,
    * no level reported, nothing learned); returns whether it changed (the caller rebuilds the budget).
    */
-  discovered(outcome: "served" | "limited" | undefined, seq: number, admissions: number): boolean {
+  discovered(
+    outcome: "served" | "limited" | undefined,
+    { seq, admissions, inFlight, now, hintMs }: DiscoveryFacts,
+  ): boolean {
     if (outcome === undefined || !this.discovering()) return false;
-    return outcome === "served" ? this.adaptive.served(seq) : this.adaptive.limited(seq, admissions);
+    if (outcome === "served") {
+      const faster = this.rate.served(seq);
+      return this.adaptive.served(seq, inFlight) || faster;
+    }
+    // The concurrency's cut says whether this 429 begins an episode (one burst of 429s is one piece of news).
+    const cutAtSeq = this.adaptive.cutAtSeq;
+    const cut = this.adaptive.limited(seq, admissions);
+    const episode = this.adaptive.cutAtSeq !== cutAtSeq;
+    return (episode && this.measuresRate && this.rate.episode(admissions, now, hintMs)) || cut;
   }
 
   /** Whether the adaptive concurrency limit is in force. */
@@ -261,7 +292,14 @@ export class LearnedLimits {
     }
     let concurrency = configured.concurrency;
     if (this.concurrency !== undefined) concurrency = Math.min(concurrency ?? Infinity, this.concurrency);
-    if (concurrency === undefined && byName.size === 0 && !this.heard) concurrency = this.adaptive.limit;
+    if (concurrency === undefined && byName.size === 0 && !this.heard) {
+      concurrency = this.adaptive.limit;
+      const limit = this.rate.perMinute;
+      if (limit !== undefined) {
+        const capacity = Math.max(1, Math.floor(limit * BURST_SHARE));
+        byName.set("rpm", { name: "rpm", unit: "requests", limit, windowMs: 60_000, capacity, discovered: true });
+      }
+    }
     return { dimensions: [...byName.values()], concurrency };
   }
 }
