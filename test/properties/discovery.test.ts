@@ -175,5 +175,5 @@ describe("discovery without headers (property)", () => {
       }),
       { numRuns: numRuns(100) },
     );
-  });
+  }, 300_000);
 });
