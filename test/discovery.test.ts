@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { Limiter, LimiterClosedError, type Reservation } from "../src/index.js";
 import { DISCOVERY_BACKOFF, DISCOVERY_CEILING, DISCOVERY_START } from "../src/sync/discovery.js";
 import { useFakeTime } from "./fake-time.js";
+import { InProcessStore } from "./shared/in-process-store.js";
 
 const time = useFakeTime();
 
@@ -241,6 +242,16 @@ describe("discovery without headers: the rate served between 429 episodes", () =
     answer(await admit(limiter, 1), OK, headers);
     expect(rpmOf(limiter)).toBeUndefined();
     expect(limiter.snapshot().dimensions.tpm?.limit).toBe(1000);
+  });
+
+  it("with a shared store no rate is measured: a replica's calls served are its part of the key", async () => {
+    const store = new InProcessStore(() => performance.now());
+    const limiter = new Limiter({ store, onWarning: () => {} });
+    await episode(limiter);
+    await serve(limiter, 10, 2_000);
+    await episode(limiter);
+    expect(rpmOf(limiter)).toBeUndefined();
+    await limiter.close();
   });
 
   it("configured limits stand: a configured rate discovers none", async () => {
