@@ -406,8 +406,10 @@ export class Limiter {
   private applyView({ view, status, failure, tooLarge }: SyncReading, origin: SyncOrigin): void {
     if (this.admission.closed) return;
     this.admission.heard();
-    if (this.headers.learn(view, origin, failure, this.meters, tooLarge))
-      this.reconfigure(buildBudget(this.limits), false);
+    const learned = this.headers.learn(view, origin, failure, this.meters, tooLarge);
+    const { admissions, inFlight } = this.ledger;
+    const discovered = this.headers.discover(failure, succeeded(status), origin, admissions, inFlight);
+    if (learned || discovered) this.reconfigure(buildBudget(this.limits), false);
     const pause = this.headers.apply(view, origin, failure, this.meters, this.ledger.admissions);
     if (pause) this.admission.hold(pause.names, pause.ms, pause.perDay, this.ledger.admissions);
     else if (failure === undefined && succeeded(status))

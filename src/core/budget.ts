@@ -8,6 +8,11 @@ export interface Dimension extends BucketShape {
   readonly unit: Unit;
   /** Learned from headers that did not tell its window: `windowMs` is the shortest the evidence allows. */
   readonly windowGuessed?: true;
+  /**
+   * Discovered from a provider that reports nothing (the rate it served between 429s, `ServedRate`): its own
+   * controller cuts it on a 429, not the share of the key that header sync learns.
+   */
+  readonly discovered?: true;
 }
 
 const MINUTE = 60_000;

@@ -23,7 +23,11 @@ export interface ResponseReading {
  * the configured budget), the levels they report, and what a 429 calls for.
  */
 export class HeaderSync {
-  private readonly learned = new LearnedLimits();
+  /**
+   * With a shared store other replicas draw on the same levels: a rate measured from this process's own calls
+   * would be its part of the key, not the key's, so only a process alone on its levels measures one.
+   */
+  private readonly learned: LearnedLimits;
   /** `seq` of the freshest response whose limits were learned. */
   private learnedSeq = 0;
 
@@ -35,7 +39,9 @@ export class HeaderSync {
     private readonly events: Channels,
     /** The limiter's `driftMargin`: a share of each dimension's limit. */
     private readonly driftMargin: number,
-  ) {}
+  ) {
+    this.learned = new LearnedLimits(levels.ownDraws(new Map()) !== undefined);
+  }
 
   /** The configured budget with the limits learned so far folded in. */
   merge(configured: Budget): Budget {
@@ -93,6 +99,22 @@ export class HeaderSync {
     // The provider's own "request too large" confirms the token limits this response reports.
     const confirmsTokens = failure?.kind === "rate" && tooLarge;
     return this.learned.learn(view, facts, confirmsTokens);
+  }
+
+  /**
+   * A response's outcome for the adaptive concurrency limit of a provider that reports nothing: `served`, or a
+   * rate-limit 429 (`failure`); returns whether the limit changed (the caller rebuilds the budget).
+   */
+  discover(
+    failure: FailureClass | undefined,
+    served: boolean,
+    origin: SyncOrigin,
+    admissions: number,
+    inFlight: number,
+  ): boolean {
+    const outcome = failure?.kind === "rate" ? "limited" : failure === undefined && served ? "served" : undefined;
+    const facts = { seq: origin.seq, admissions, inFlight, now: this.clock.now(), hintMs: failure?.retryAfterMs };
+    return this.learned.discovered(outcome, facts);
   }
 
   /**

@@ -4,6 +4,22 @@ import { RESET_SLACK_MS } from "./reset-evidence.js";
 import type { RateLimitView, ReportedDimension, ReportedUnit } from "../headers/types.js";
 import type { Unit } from "../core/limits.js";
 import { familyOf, UnknownWindows, type ResponseFacts } from "./unknown-windows.js";
+import { AdaptiveConcurrency } from "./discovery.js";
+import { BURST_SHARE, ServedRate } from "./served-rate.js";
+
+/** What discovery reads of a response beside its outcome (see {@link LearnedLimits.discovered}). */
+export interface DiscoveryFacts {
+  /** The call's admission order. */
+  readonly seq: number;
+  /** Admissions counted so far. */
+  readonly admissions: number;
+  /** Calls in flight, this one included. */
+  readonly inFlight: number;
+  /** Monotonic now. */
+  readonly now: number;
+  /** A 429's retry hint, in ms. */
+  readonly hintMs: number | undefined;
+}
 
 /** A limit some responses reported, and how far it is trusted. */
 interface Tracked {
@@ -104,9 +120,18 @@ export class LearnedLimits {
   private readonly cappedBy = new Map<string, Unit>();
   /** The configured dimensions the last merge folded into. */
   private configured: readonly Dimension[] = [];
+  /** Whether the last merge had a configured concurrency. */
+  private concurrencyConfigured = false;
   private concurrency: number | undefined;
   private heard = false;
+  /** The calls in flight allowed while nothing is configured and no response reported a level. */
+  private readonly adaptive = new AdaptiveConcurrency();
+  /** The request rate served between 429 episodes, in force with {@link adaptive}. */
+  private readonly rate = new ServedRate();
   private readonly windows = new UnknownWindows();
+
+  /** `measuresRate`: whether {@link rate} is measured (this process alone draws on its levels). */
+  constructor(private readonly measuresRate = true) {}
 
   /**
    * Records what `view` reports, its guessed windows first rewritten in place to what
@@ -188,6 +213,33 @@ export class LearnedLimits {
     return unit !== undefined && startProbe(this.bursts.get(unit));
   }
 
+  /**
+   * A response to the call admitted `seq`th (`admissions` counted so far): `served`, or a rate-limit 429
+   * (`limited`), or neither. It moves the adaptive concurrency limit while that is in force (nothing configured,
+   * no level reported, nothing learned); returns whether it changed (the caller rebuilds the budget).
+   */
+  discovered(
+    outcome: "served" | "limited" | undefined,
+    { seq, admissions, inFlight, now, hintMs }: DiscoveryFacts,
+  ): boolean {
+    if (outcome === undefined || !this.discovering()) return false;
+    if (outcome === "served") {
+      const faster = this.rate.served(seq);
+      return this.adaptive.served(seq, inFlight) || faster;
+    }
+    // The concurrency's cut says whether this 429 begins an episode (one burst of 429s is one piece of news).
+    const cutAtSeq = this.adaptive.cutAtSeq;
+    const cut = this.adaptive.limited(seq, admissions);
+    const episode = this.adaptive.cutAtSeq !== cutAtSeq;
+    return (episode && this.measuresRate && this.rate.episode(admissions, now, hintMs)) || cut;
+  }
+
+  /** Whether the adaptive concurrency limit is in force. */
+  private discovering(): boolean {
+    const none = this.configured.length === 0 && !this.concurrencyConfigured;
+    return none && !this.heard && this.reported.size === 0 && this.bursts.size === 0;
+  }
+
   /** Units some header gave a window: in this view, or learned before. */
   private toldUnits(view: RateLimitView): Set<ReportedUnit> {
     const told = new Set<ReportedUnit>();
@@ -198,12 +250,13 @@ export class LearnedLimits {
 
   /**
    * The configured budget with the reported one folded in, at monotonic `now`. A limiter with no
-   * budget at all stays cautious (one call in flight) until headers arrive.
+   * budget at all holds the adaptive concurrency limit (see {@link AdaptiveConcurrency}) until headers arrive.
    * An Azure sub-window allowance caps the burst of the per-minute budgets of
    * its unit (their rate stands); with none configured it is taken as 10 s.
    */
   merge(configured: Budget, now: number): Budget {
     this.configured = configured.dimensions;
+    this.concurrencyConfigured = configured.concurrency !== undefined;
     const byName = new Map<string, Dimension>(configured.dimensions.map((d) => [d.name, d]));
     for (const [name, r] of this.reported) {
       if (r.probing) continue;
@@ -239,7 +292,14 @@ export class LearnedLimits {
     }
     let concurrency = configured.concurrency;
     if (this.concurrency !== undefined) concurrency = Math.min(concurrency ?? Infinity, this.concurrency);
-    if (concurrency === undefined && byName.size === 0 && !this.heard) concurrency = 1;
+    if (concurrency === undefined && byName.size === 0 && !this.heard) {
+      concurrency = this.adaptive.limit;
+      const limit = this.rate.perMinute;
+      if (limit !== undefined) {
+        const capacity = Math.max(1, Math.floor(limit * BURST_SHARE));
+        byName.set("rpm", { name: "rpm", unit: "requests", limit, windowMs: 60_000, capacity, discovered: true });
+      }
+    }
     return { dimensions: [...byName.values()], concurrency };
   }
 }

@@ -105,7 +105,8 @@ export class LocalLevels implements LevelSync {
     now: number,
   ): PauseOrder | undefined {
     const named = namedBy(failure, meters);
-    for (const meter of named.length > 0 ? named : meters) this.yieldShare(meter, seq, admissions);
+    for (const meter of named.length > 0 ? named : meters)
+      if (!meter.dimension.discovered) this.yieldShare(meter, seq, admissions);
     const pause = holdBack(failure, named, meters, this.target);
     if (failure.retryAfterMs !== undefined) this.alignToRetryHint(named, failure.retryAfterMs, now);
     return pause;

@@ -202,6 +202,34 @@ describe("learning from headers, bounded", () => {
             5000,
             "configured",
           ],
+          // Node 22's seed -538846829 once discovery started two calls in flight.
+          [
+            [
+              {
+                calls: [
+                  { estimate: 1, used: 0 },
+                  { estimate: 1, used: 0 },
+                  { estimate: 41, used: 0.6341463414634146 },
+                  { estimate: 11, used: 0.9090909090909091 },
+                ],
+                latencyMs: 50,
+              },
+              {
+                calls: [
+                  { estimate: 1584, used: 0 },
+                  { estimate: 211, used: 0 },
+                  { estimate: 1, used: 0 },
+                  { estimate: 1401, used: 0 },
+                  { estimate: 1771, used: 0 },
+                  { estimate: 1, used: 0 },
+                ],
+                latencyMs: 50,
+              },
+              { calls: [{ estimate: 1, used: 0 }], latencyMs: 50 },
+            ],
+            5000,
+            "learned",
+          ],
         ],
       },
     );
