@@ -9,6 +9,7 @@ export {
   WaitTimeoutError,
   LimiterClosedError,
   ReservationReleasedError,
+  QuotaExceededError,
   type LimiterErrorCode,
   type WaitContext,
 } from "./core/errors.js";
@@ -16,6 +17,15 @@ export type { Clock } from "./core/clock.js";
 export type { AcquireOptions, LimiterOptions, RunOptions, RunResult, SyncOptions } from "./options.js";
 export type { CustomLimit, Estimate, LimitChanges, Limits, Unit, Usage } from "./core/limits.js";
 export type { DimensionSnapshot } from "./buckets/types.js";
+export type {
+  Prices,
+  QuotaEvent,
+  QuotaPeriod,
+  QuotaReport,
+  QuotaState,
+  QuotaUnit,
+  Quotas,
+} from "./core/quota-types.js";
 export type { DimensionStats } from "./core/usage-stats.js";
 export type {
   AdmittedEvent,

@@ -16,6 +16,9 @@ import { copyResponse, unreadable, unreadView } from "./core/response-reading.js
 import { retryPolicy } from "./core/retry.js";
 import { runAdmitted, type RunPlan } from "./core/run.js";
 import { DEFAULT_MAX_USAGE } from "./core/usage-cap.js";
+import { checkOnQuota } from "./core/quota-config.js";
+import type { QuotaReport } from "./core/quota-types.js";
+import { Quotas } from "./core/quotas.js";
 import type { DimensionSnapshot } from "./buckets/types.js";
 import { limitedFetch, type FetchOptions } from "./fetch/index.js";
 import { EventHub } from "./events/hub.js";
@@ -63,6 +66,10 @@ export interface LimiterSnapshot {
   readonly oldestWaitMs: number;
   /** Present while a 429's pause holds: what each one paused, and until when. */
   readonly pauses?: readonly PauseState[];
+  /** Present when calendar quotas are configured: the limiter's own, as `quota()` reports them. */
+  readonly quotas?: QuotaReport;
+  /** Present when held budgets are configured: each one's limit and what is free now. */
+  readonly held?: Readonly<Record<string, { readonly limit: number; readonly available: number }>>;
 }
 
 /** What a call that succeeded with no headers synced reports. */
@@ -92,6 +99,8 @@ export class Limiter {
   private readonly ledger: Ledger;
   private readonly admission: Admission;
   private readonly headers: HeaderSync;
+  /** Calendar quotas and held budgets, when configured. */
+  private readonly quotas: Quotas | undefined;
   private readonly events = new EventHub((warning) => this.warn(warning));
   private readonly host: CallHost & { maxUsage: number } = {
     // Only into the dimension the reservation was charged on, not one re-added under its name.
@@ -145,6 +154,10 @@ export class Limiter {
     this.limits = resolved.limits;
     this.ledger = new Ledger(this.host, this.meters);
     const { channels } = this.events;
+    const { budgets } = resolved;
+    this.quotas = budgets
+      ? new Quotas(budgets, this.clock, channels, resolved.maxUsage, () => this.admission.admitWhatFits())
+      : undefined;
     const parts = {
       clock: this.clock,
       meters: this.meters,
@@ -153,6 +166,8 @@ export class Limiter {
       reserves: this.classes.reserves,
       priorities: this.classes.names,
       events: channels,
+      quotas: this.quotas,
+      onQuota: budgets?.onQuota,
     };
     // A caller that set `initial` said how the key stands: no start-up probe.
     const mode = modeFor(resolved, parts, options.initial === undefined, joining);
@@ -282,11 +297,29 @@ export class Limiter {
     const counts = { queued: this.admission.queued, inFlight: this.ledger.inFlight, oldestWaitMs: queue.oldestWaitMs };
     const pauses = this.admission.pauses();
     const limit = this.meters.concurrency;
-    const snapshot: LimiterSnapshot =
+    let snapshot: LimiterSnapshot =
       limit === undefined
         ? { dimensions, ...counts }
         : { dimensions, concurrency: { limit, available: limit - levels.slotsInUse }, ...counts };
-    return pauses ? { ...snapshot, pauses } : snapshot;
+    if (pauses) snapshot = { ...snapshot, pauses };
+    if (!this.quotas) return snapshot;
+    const held = this.quotas.heldReport();
+    snapshot = { ...snapshot, quotas: this.quotas.report(undefined) };
+    return held ? { ...snapshot, held } : snapshot;
+  }
+
+  /**
+   * The calendar quotas in their current periods: the limiter's own, or with `tenant` that tenant's (a tenant
+   * with nothing kept shows a fresh period). Per unit, then period: `{ limit, used, reserved, remaining,
+   * resetsAt }`, dollars for `usd`. A promise, as a shared store will be asked; `{}` without quotas.
+   */
+  quota(tenant?: string): Promise<QuotaReport> {
+    try {
+      checkTenant(tenant);
+      return Promise.resolve(this.quotas ? this.quotas.report(tenant) : {});
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -325,6 +358,7 @@ export class Limiter {
    * every settle, release and header sync made so far (at once in memory).
    */
   close(): Promise<void> {
+    this.quotas?.close();
     return this.admission.close();
   }
 
@@ -429,6 +463,7 @@ export class Limiter {
     const { signal } = options;
     if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("signal must be an AbortSignal");
     if (options.maxWaitMs !== undefined) checkMaxWaitMs(options.maxWaitMs);
+    if (options.onQuota !== undefined) checkOnQuota(options.onQuota);
     signal?.throwIfAborted();
   }
 
@@ -452,7 +487,8 @@ export class Limiter {
   ): Promise<AdmittedCall> {
     const maxWaitMs = options?.maxWaitMs ?? this.maxWaitMs;
     const copy = this.queuedEstimate(estimate, rank);
-    return this.admission.enqueue(copy, options?.signal, maxWaitMs, refundable, rank, options?.tenant);
+    const onQuota = options?.onQuota;
+    return this.admission.enqueue(copy, options?.signal, maxWaitMs, refundable, rank, options?.tenant, onQuota);
   }
 
   /**

@@ -15,6 +15,7 @@ const NAMES: readonly LimiterEventName[] = [
   "drift",
   "paused",
   "resumed",
+  "quota",
 ];
 
 /** Throws TypeError unless `name` is a limiter event and `listener` a function. */
@@ -40,6 +41,7 @@ export class EventHub {
     drift: undefined,
     paused: undefined,
     resumed: undefined,
+    quota: undefined,
   };
 
   constructor(private readonly warn: (warning: Error) => void) {}

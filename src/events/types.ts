@@ -1,6 +1,7 @@
 import type { Estimate, Unit, Usage } from "../core/limits.js";
 import type { FailureClass } from "../headers/failures.js";
 import type { RateLimitView } from "../headers/types.js";
+import type { QuotaEvent } from "../core/quota-types.js";
 
 /** What every event about one call tells of it: its priority class and tenant (see docs/priorities.md). */
 export interface CallEvent {
@@ -57,9 +58,10 @@ export interface SettledEvent extends CallEvent {
 /**
  * Why a request was refused: the queue held `maxQueue` (`queue_full`), it waited past its `maxWaitMs`
  * (`timeout`), its signal aborted (`aborted`), the limiter was closed (`closed`), it can never fit a
- * dimension's capacity (`too_large`), or a shared store failed beyond retrying (`store`).
+ * dimension's capacity (`too_large`), a shared store failed beyond retrying (`store`), or a calendar quota's
+ * period cannot hold it (`quota`).
  */
-export type RejectionReason = "queue_full" | "timeout" | "aborted" | "closed" | "too_large" | "store";
+export type RejectionReason = "queue_full" | "timeout" | "aborted" | "closed" | "too_large" | "store" | "quota";
 
 /** A request was refused admission (`limiter.on("rejected", ...)`). */
 export interface RejectedEvent extends CallEvent {
@@ -158,6 +160,8 @@ export interface LimiterEvents {
   paused: PauseState;
   /** A pause ended before its time. */
   resumed: ResumedEvent;
+  /** A calendar quota crossed 80% or 100% of its limit, or its period turned. */
+  quota: QuotaEvent;
 }
 
 /** The name of a limiter event. */
