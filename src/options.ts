@@ -191,16 +191,7 @@ export interface LimiterOptions extends Limits {
    * Batch API caps the tokens enqueued; a waiter queues for them FIFO.
    * @default `undefined`: nothing held beyond `concurrency`
    */
-  held?: {
-    /** Tokens (input + output) of the calls in flight at once. */
-    readonly tokens?: number;
-    /** Input tokens of the calls in flight at once. */
-    readonly input?: number;
-    /** Output tokens of the calls in flight at once. */
-    readonly output?: number;
-    /** Calls in flight at once: `concurrency`'s other name. */
-    readonly requests?: number;
-  };
+  held?: Readonly<Partial<Record<"tokens" | "input" | "output" | "requests", number>>>;
   /**
    * What a call that its quota's period cannot hold does: `"reject"` at once with `QuotaExceededError`, or
    * `"wait"` for the period to turn (under `maxWaitMs`: refused at once with `WaitTimeoutError` when the turn is
