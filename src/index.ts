@@ -1,4 +1,4 @@
-export { Limiter, type LimiterSnapshot } from "./limiter.js";
+export { Limiter, type HeldState, type LimiterSnapshot } from "./limiter.js";
 export type { Reservation } from "./core/reservation.js";
 export { LimiterGroup } from "./group/group.js";
 export type { GroupListener, GroupSnapshot, LimiterGroupOptions, SharedLimits } from "./group/options.js";

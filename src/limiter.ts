@@ -44,6 +44,14 @@ export function joinGroup(options: LimiterOptions, seat: GroupSeat): Limiter {
   }
 }
 
+/** A held budget as {@link LimiterSnapshot} shows it. */
+export interface HeldState {
+  /** The configured limit: units the calls in flight may hold at once. */
+  readonly limit: number;
+  /** What is free now: the limit less what the calls in flight hold. */
+  readonly available: number;
+}
+
 /** What {@link Limiter.snapshot} returns: every budget with its level, and the counts of requests. */
 export interface LimiterSnapshot {
   /**
@@ -68,8 +76,8 @@ export interface LimiterSnapshot {
   readonly pauses?: readonly PauseState[];
   /** Present when calendar quotas are configured: the limiter's own, as `quota()` reports them. */
   readonly quotas?: QuotaReport;
-  /** Present when held budgets are configured: each one's limit and what is free now. */
-  readonly held?: Readonly<Record<string, { readonly limit: number; readonly available: number }>>;
+  /** Present when held budgets are configured: each one's limit and what is free now, by unit. */
+  readonly held?: Readonly<Record<string, HeldState>>;
 }
 
 /** What a call that succeeded with no headers synced reports. */

@@ -113,7 +113,9 @@ export function resolveBudgets(options: BudgetOptions): {
   let tenantQuotas: BudgetConfig["tenantQuotas"];
   if (typeof given === "function") tenantQuotas = given as (tenant: string) => Quotas;
   else if (given !== undefined) tenantQuotas = resolveQuotas("tenantQuotas", given, prices !== undefined);
-  const none = quotas.length === 0 && held.length === 0 && (tenantQuotas === undefined || tenantQuotas.length === 0);
+  const noTenantQuotas =
+    tenantQuotas === undefined || (typeof tenantQuotas !== "function" && tenantQuotas.length === 0);
+  const none = quotas.length === 0 && held.length === 0 && noTenantQuotas;
   if (none) return { budgets: undefined, heldRequests: requests };
   return { budgets: { prices, quotas, tenantQuotas, timeZone, held, onQuota }, heldRequests: requests };
 }

@@ -1,11 +1,9 @@
 /** The shapes of the budgets a business sets: calendar quotas, prices, and what `quota()` reports. */
-import type { CalendarPeriod } from "./calendar.js";
-
 /** What a calendar quota counts: dollars (at `prices`), tokens (input + output), input or output tokens, requests. */
 export type QuotaUnit = "usd" | "tokens" | "input" | "output" | "requests";
 
 /** A calendar period in the limiter's `timeZone`: `"week"` is the ISO week, from Monday 00:00. */
-export type QuotaPeriod = CalendarPeriod;
+export type QuotaPeriod = "hour" | "day" | "week" | "month";
 
 /**
  * Limits per calendar period, per unit: `{ usd: { day: 50, month: 1_000 }, tokens: { day: 5_000_000 } }`. Each is a

@@ -19,6 +19,10 @@ export const SPENT = 2;
 /** It can never fit (larger than a whole limit), or the tenant's quotas could not be read: refused. */
 export const NEVER = 3;
 
+/** The wall-clock instants the calendar takes (years 1 to 9999, as src/core/calendar.ts bounds them). */
+const FIRST_WALL_MS = -62_135_596_800_000 + 2 * 86_400_000;
+const LAST_WALL_MS = 253_402_300_799_999 - 31 * 86_400_000;
+
 /** One scope's counters: the limiter's own, or one tenant's. */
 interface Scope {
   readonly tenant: string | undefined;
@@ -121,16 +125,20 @@ export class Quotas {
     private readonly turned: () => void,
   ) {
     const wall = this.wall();
+    if (!(wall >= FIRST_WALL_MS)) throw new TypeError("clock.wallNow() must give epoch ms between years 1 and 9999");
     this.own = { tenant: undefined, counters: config.quotas.map((spec) => this.counter(spec, wall)) };
     this.heldInUse = config.held.map(() => 0);
     this.heldCost = config.held.map(() => 0);
     this.arm();
   }
 
-  /** The wall clock, never going back. */
+  /**
+   * The wall clock, never going back; a reading that is not a number of the calendar's years (NaN, past year
+   * 9999) is passed over, so a clock gone wrong stops periods turning rather than throwing out of admission.
+   */
   wall(): number {
     const now = this.clock.wallNow();
-    if (now > this.lastWall) this.lastWall = now;
+    if (now > this.lastWall && now <= LAST_WALL_MS) this.lastWall = now;
     return this.lastWall;
   }
 
