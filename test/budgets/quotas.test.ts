@@ -155,6 +155,24 @@ describe("periods", () => {
   });
 });
 
+describe("daylight-saving days", () => {
+  it.each([
+    ["America/New_York", Date.UTC(2026, 10, 1, 4), 25], // clocks go back: 1 Nov lasts 25 hours
+    ["America/New_York", Date.UTC(2026, 2, 8, 5), 23], // clocks go forward: 8 Mar lasts 23 hours
+    ["Europe/Berlin", Date.UTC(2026, 9, 24, 22), 25],
+    ["Europe/Berlin", Date.UTC(2026, 2, 28, 23), 23],
+  ])("in %s the day from %d lasts %d hours, and the quota turns at its end", async (timeZone, midnight, hours) => {
+    const clock = { now: () => time.clock.now(), wallNow: () => midnight + time.clock.now() };
+    const l = limiter({ clock, timeZone, quotas: { requests: { day: 1 } } });
+    (await l.acquire(0)).release();
+    expect((await l.quota()).requests?.day?.resetsAt).toBe(midnight + hours * HOUR);
+    await time.at(hours * HOUR - 1);
+    await expect(l.acquire(0)).rejects.toThrow(QuotaExceededError);
+    await time.at(hours * HOUR);
+    (await l.acquire(0)).release();
+  });
+});
+
 describe("tenants", () => {
   it("are charged on their own quota and the limiter's, each apart", async () => {
     const l = limiter({ quotas: { requests: { day: 3 } }, tenantQuotas: { requests: { day: 2 } } });
