@@ -9,6 +9,7 @@ import type { LimiterOptions } from "./options.js";
 import type { Limits } from "./core/limits.js";
 import type { SharedStore } from "./store/shared-store.js";
 import { emitWarning } from "./core/warnings.js";
+import { resolveBudgets, type BudgetConfig } from "./core/quota-config.js";
 
 /** Limiter options with defaults applied and everything but the budgets validated. */
 export interface ResolvedOptions {
@@ -24,6 +25,8 @@ export interface ResolvedOptions {
   readonly classes: PriorityClasses;
   readonly driftMargin: number;
   readonly maxUsage: number;
+  /** Calendar quotas and held budgets; `undefined` when none is set. */
+  readonly budgets: BudgetConfig | undefined;
 }
 
 const OTHER_KEYS: readonly string[] = [
@@ -40,6 +43,12 @@ const OTHER_KEYS: readonly string[] = [
   "headroom",
   "driftMargin",
   "maxUsage",
+  "prices",
+  "quotas",
+  "tenantQuotas",
+  "timeZone",
+  "held",
+  "onQuota",
 ];
 const OPTION_KEYS: readonly string[] = [...LIMIT_KEYS, ...OTHER_KEYS];
 
@@ -124,6 +133,21 @@ export function resolveOptions(options: InternalOptions): ResolvedOptions {
     throw new TypeError("store must be a shared store, such as RedisStore from llm-limiter/redis");
   }
   const provider = options.provider === undefined ? undefined : checkProvider(options.provider);
+  const { budgets, heldRequests } = resolveBudgets(options);
+  if (heldRequests !== undefined) {
+    if (limits.concurrency !== undefined && limits.concurrency !== heldRequests) {
+      throw new TypeError(
+        `held.requests is concurrency's other name: set one of them (got ${heldRequests} and ${shown(limits.concurrency)})`,
+      );
+    }
+    limits.concurrency = heldRequests;
+  }
+  if (store !== undefined && budgets !== undefined) {
+    throw new TypeError(
+      "quotas are in-memory only in this version: quotas, tenantQuotas and held budgets cannot be kept in a shared " +
+        "store yet, and per process they would let every replica spend the whole budget",
+    );
+  }
   return {
     limits: limits as Limits,
     initialFraction: initialFraction(options.initial),
@@ -137,5 +161,6 @@ export function resolveOptions(options: InternalOptions): ResolvedOptions {
     classes: resolvePriorities(options.priorities, options.defaultPriority, options.headroom),
     driftMargin,
     maxUsage,
+    budgets,
   };
 }

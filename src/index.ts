@@ -9,11 +9,13 @@ export {
   WaitTimeoutError,
   LimiterClosedError,
   ReservationReleasedError,
+  QuotaExceededError,
 } from "./core/errors.js";
 export type { Clock } from "./core/clock.js";
 export type { AcquireOptions, LimiterOptions, RunOptions, RunResult, SyncOptions } from "./options.js";
 export type { CustomLimit, Estimate, LimitChanges, Limits, Usage } from "./core/limits.js";
 export type { DimensionSnapshot } from "./buckets/types.js";
+export type { QuotaEvent, QuotaReport, Quotas } from "./core/quota-types.js";
 export type { DimensionStats } from "./core/usage-stats.js";
 export type {
   AdmittedEvent,
@@ -21,7 +23,6 @@ export type {
   DimensionSettlement,
   DriftEvent,
   EstimateCorrectedEvent,
-  EstimateRatio,
   LimiterEventName,
   LimiterEvents,
   LimiterListener,

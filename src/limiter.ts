@@ -21,6 +21,9 @@ import { copyResponse, unreadable, unreadView } from "./core/response-reading.js
 import { retryPolicy } from "./core/retry.js";
 import { runAdmitted, type RunPlan } from "./core/run.js";
 import { DEFAULT_MAX_USAGE } from "./core/usage-cap.js";
+import { checkOnQuota } from "./core/quota-config.js";
+import type { QuotaReport } from "./core/quota-types.js";
+import { Quotas } from "./core/quotas.js";
 import type { DimensionSnapshot } from "./buckets/types.js";
 import { limitedFetch, type FetchOptions } from "./fetch/index.js";
 import { EventHub } from "./events/hub.js";
@@ -44,6 +47,17 @@ export function joinGroup(options: LimiterOptions, seat: GroupSeat): Limiter {
   } finally {
     joining = undefined;
   }
+}
+
+/**
+ * A held budget as {@link LimiterSnapshot} shows it.
+ * @inline
+ */
+export interface HeldState {
+  /** The configured limit: units the calls in flight may hold at once. */
+  readonly limit: number;
+  /** What is free now: the limit less what the calls in flight hold. */
+  readonly available: number;
 }
 
 /** What {@link Limiter.snapshot} returns: every budget with its level, and the counts of requests. */
@@ -73,6 +87,10 @@ export interface LimiterSnapshot {
    * correction per kind of request (`chat.completions`) and per kind and model (`chat.completions gpt-4o`).
    */
   readonly estimates?: Readonly<Record<string, EstimateRatio>>;
+  /** Present when calendar quotas are configured: the limiter's own, as `quota()` reports them. */
+  readonly quotas?: QuotaReport;
+  /** Present when held budgets are configured: each one's limit and what is free now, by unit. */
+  readonly held?: Readonly<Record<string, HeldState>>;
 }
 
 /** What a call that succeeded with no headers synced reports. */
@@ -102,6 +120,8 @@ export class Limiter {
   private readonly ledger: Ledger;
   private readonly admission: Admission;
   private readonly headers: HeaderSync;
+  /** Calendar quotas and held budgets, when configured. */
+  private readonly quotas: Quotas | undefined;
   private readonly events = new EventHub((warning) => this.warn(warning));
   /**
    * What the provider's counts taught of this limiter's prompt estimates, per kind and model: `limiter.fetch()`,
@@ -165,6 +185,10 @@ export class Limiter {
     this.limits = resolved.limits;
     this.ledger = new Ledger(this.host, this.meters);
     const { channels } = this.events;
+    const { budgets } = resolved;
+    this.quotas = budgets
+      ? new Quotas(budgets, this.clock, channels, resolved.maxUsage, () => this.admission.admitWhatFits())
+      : undefined;
     const parts = {
       clock: this.clock,
       meters: this.meters,
@@ -173,6 +197,8 @@ export class Limiter {
       reserves: this.classes.reserves,
       priorities: this.classes.names,
       events: channels,
+      quotas: this.quotas,
+      onQuota: budgets?.onQuota,
     };
     // A caller that set `initial` said how the key stands: no start-up probe.
     const mode = modeFor(resolved, parts, options.initial === undefined, joining);
@@ -302,13 +328,31 @@ export class Limiter {
     const counts = { queued: this.admission.queued, inFlight: this.ledger.inFlight, oldestWaitMs: queue.oldestWaitMs };
     const pauses = this.admission.pauses();
     const limit = this.meters.concurrency;
-    const snapshot: LimiterSnapshot =
+    let snapshot: LimiterSnapshot =
       limit === undefined
         ? { dimensions, ...counts }
         : { dimensions, concurrency: { limit, available: limit - levels.slotsInUse }, ...counts };
+    if (pauses) snapshot = { ...snapshot, pauses };
     const estimates = this.ratios.readings();
-    const withPauses = pauses ? { ...snapshot, pauses } : snapshot;
-    return estimates ? { ...withPauses, estimates } : withPauses;
+    if (estimates) snapshot = { ...snapshot, estimates };
+    if (!this.quotas) return snapshot;
+    const held = this.quotas.heldReport();
+    snapshot = { ...snapshot, quotas: this.quotas.report(undefined) };
+    return held ? { ...snapshot, held } : snapshot;
+  }
+
+  /**
+   * The calendar quotas in their current periods: the limiter's own, or with `tenant` that tenant's (a tenant
+   * with nothing kept shows a fresh period). Per unit, then period: `{ limit, used, reserved, remaining,
+   * resetsAt }`, dollars for `usd`. A promise, as a shared store will be asked; `{}` without quotas.
+   */
+  quota(tenant?: string): Promise<QuotaReport> {
+    try {
+      checkTenant(tenant);
+      return Promise.resolve(this.quotas ? this.quotas.report(tenant) : {});
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -381,6 +425,7 @@ export class Limiter {
    * every settle, release and header sync made so far (at once in memory).
    */
   close(): Promise<void> {
+    this.quotas?.close();
     return this.admission.close();
   }
 
@@ -487,6 +532,7 @@ export class Limiter {
     const { signal } = options;
     if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("signal must be an AbortSignal");
     if (options.maxWaitMs !== undefined) checkMaxWaitMs(options.maxWaitMs);
+    if (options.onQuota !== undefined) checkOnQuota(options.onQuota);
     signal?.throwIfAborted();
   }
 
@@ -510,7 +556,8 @@ export class Limiter {
   ): Promise<AdmittedCall> {
     const maxWaitMs = options?.maxWaitMs ?? this.maxWaitMs;
     const copy = this.queuedEstimate(estimate, rank);
-    return this.admission.enqueue(copy, options?.signal, maxWaitMs, refundable, rank, options?.tenant);
+    const onQuota = options?.onQuota;
+    return this.admission.enqueue(copy, options?.signal, maxWaitMs, refundable, rank, options?.tenant, onQuota);
   }
 
   /**

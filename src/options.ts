@@ -3,6 +3,7 @@ import type { ProviderName } from "./headers/types.js";
 import type { RetryOptions } from "./core/retry.js";
 import type { RedisStore } from "./redis/store.js";
 import type { Limits, Usage } from "./core/limits.js";
+import type { Prices, Quotas } from "./core/quota-types.js";
 
 /**
  * Options of a {@link Limiter}: the budgets of {@link Limits}, and how admission behaves.
@@ -143,6 +144,62 @@ export interface LimiterOptions extends Limits {
    * @default `{}`: no class keeps off any part
    */
   headroom?: Readonly<Record<string, number>>;
+  /**
+   * USD per million tokens, for the `usd` quotas: a call's estimate is priced and held at admission, then settled
+   * to its usage's price (cache reads at `cachedInput`, writes at `cacheWrite`; a plain-number usage at `input`,
+   * a plain-number estimate at the highest price). Kept in whole nano-dollars. See docs/budgets.md.
+   * @default `undefined`: no price, so no `usd` quota
+   */
+  prices?: Prices;
+  /**
+   * The limiter's calendar quotas: per unit (`usd`, `tokens`, `input`, `output`, `requests`), a limit per
+   * `hour`, `day`, `week` (ISO, from Monday) or `month`, each a fixed window of the calendar in `timeZone`. A
+   * call is charged its estimate at admission and settled to its usage; one that a period cannot hold (what was
+   * used, holds of calls in flight aside, plus the call, over the limit) is refused with `QuotaExceededError`,
+   * or waits for the next period with `onQuota: "wait"`; one that fits once calls in flight settle waits for
+   * them, FIFO, under `maxWaitMs`. In this process's memory only, for the limiter's life: with a `store` they
+   * are a `TypeError`. See docs/budgets.md.
+   * @default `undefined`: no calendar quota
+   * @example
+   * ```ts
+   * import { Limiter } from "llm-limiter";
+   *
+   * const limiter = new Limiter({
+   *   tpm: 200_000,
+   *   prices: { input: 2.5, output: 10, cachedInput: 1.25 },
+   *   quotas: { usd: { day: 50, month: 1_000 }, tokens: { day: 5_000_000 } },
+   *   timeZone: "Europe/Berlin",
+   * });
+   * const today = (await limiter.quota()).usd?.day; // { limit, used, reserved, remaining, resetsAt }
+   * ```
+   */
+  quotas?: Quotas;
+  /**
+   * Each tenant's own calendar quotas (the same shape as `quotas`), charged besides the limiter's on every call
+   * that names its `tenant`; or a function that gives a tenant's (called once per tenant and period). A tenant's
+   * counters are kept only while their period holds something.
+   * @default `undefined`: tenants have no quota of their own
+   */
+  tenantQuotas?: Quotas | ((tenant: string) => Quotas);
+  /**
+   * The IANA time zone where the quotas' hours, days, weeks and months begin.
+   * @default `"UTC"`
+   */
+  timeZone?: string;
+  /**
+   * Budgets held for the life of a call: taken at admission, given back at `release()`, like `concurrency`
+   * (`requests` is `concurrency`'s other name). `tokens` caps the tokens of the calls in flight at once, as the
+   * Batch API caps the tokens enqueued; a waiter queues for them FIFO.
+   * @default `undefined`: nothing held beyond `concurrency`
+   */
+  held?: Readonly<Partial<Record<"tokens" | "input" | "output" | "requests", number>>>;
+  /**
+   * What a call that its quota's period cannot hold does: `"reject"` at once with `QuotaExceededError`, or
+   * `"wait"` for the period to turn (under `maxWaitMs`: refused at once with `WaitTimeoutError` when the turn is
+   * further away). A call can set its own.
+   * @default `"reject"`
+   */
+  onQuota?: "reject" | "wait";
 }
 
 /** How to read one response in `sync`. */
@@ -182,6 +239,11 @@ export interface AcquireOptions {
    * @default `undefined`: the calls without a tenant
    */
   tenant?: string;
+  /**
+   * What this call does when its quota's period cannot hold it: `"reject"` or `"wait"` for the next period.
+   * @default the limiter's `onQuota`
+   */
+  onQuota?: "reject" | "wait";
 }
 
 /** Options for {@link Limiter.run}. */

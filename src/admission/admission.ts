@@ -6,6 +6,10 @@ import type { Channels } from "../events/hub.js";
 import type { PauseState } from "../events/types.js";
 import type { Meters } from "../core/meters.js";
 import type { AdmittedCall, CallHost } from "../core/reservation.js";
+import type { Quotas } from "../core/quotas.js";
+
+/** What a call that its quota's period cannot hold does: refused at once, or waits for the period to turn. */
+export type OnQuota = "reject" | "wait";
 
 /** What a limiter's admission is built from. */
 export interface AdmissionParts {
@@ -25,6 +29,10 @@ export interface AdmissionParts {
   readonly priorities: readonly string[];
   /** The limiter's events. */
   readonly events: Channels;
+  /** Calendar quotas and held budgets, when any is configured (in this process only). */
+  readonly quotas?: Quotas;
+  /** What a call that its quota's period cannot hold does unless it says otherwise. */
+  readonly onQuota?: OnQuota;
 }
 
 /** A request waiting, as `Limiter.snapshot` sees it. */
@@ -82,6 +90,7 @@ export interface Admission {
     refundable: boolean,
     rank: number,
     tenant: string | undefined,
+    onQuota?: OnQuota,
   ): Promise<AdmittedCall>;
   /** A retry: back at the head of its class and tenant, admitted no earlier than monotonic `notBefore`. */
   readmit: CallHost["readmit"];

@@ -7,6 +7,7 @@ import type { AdmittedCall } from "../core/reservation.js";
 import type { AdmissionLevels, AdmissionParts } from "./admission.js";
 import type { PoolOrder, PoolSeat } from "./pool-order.js";
 import { QueuedAdmission } from "./queued.js";
+import { FITS, HOLDS, NEVER, SPENT } from "../core/quotas.js";
 import { StartupProbe } from "./startup-probe.js";
 import type { Band, Lane } from "./scheduler.js";
 import type { Waiter } from "./waiter.js";
@@ -18,6 +19,8 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
   private pumping = false;
   /** After a draw on a group's shared buckets was refused for an older member's head: ms until they hold both. */
   private poolHoldMs = 0;
+  /** What the quotas said of the last take (`FITS` without quotas). */
+  private quotaVerdict = FITS;
 
   constructor(
     parts: AdmissionParts,
@@ -97,9 +100,9 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
     this.buckets.unpause(names);
   }
 
-  protected takeNow(estimate: Estimate, now: number, reserve: number): true | undefined {
+  protected takeNow(estimate: Estimate, now: number, reserve: number, tenant: string | undefined): true | undefined {
     if (this.probe?.expired(now)) this.endProbe();
-    return this.take(estimate, now, reserve) || undefined;
+    return this.take(estimate, now, reserve, tenant) || undefined;
   }
 
   protected serve(first: Waiter): void {
@@ -109,7 +112,9 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
       for (let head: Waiter | undefined = first; head; head = this.queue.head) {
         const now = this.clock.now();
         if (this.probe?.expired(now)) this.endProbe();
-        if (this.paused() || head.notBefore > now || !this.take(head.estimate, now, head.reserve)) {
+        this.quotaVerdict = FITS;
+        if (this.paused() || head.notBefore > now || !this.take(head.estimate, now, head.reserve, head.lane.tenant)) {
+          if (this.quotaVerdict !== FITS && this.refuseHead(head)) continue;
           this.order?.waiting(this, head);
           this.scheduleHead(head);
           return;
@@ -123,6 +128,7 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
   }
 
   protected override headArrived(head: Waiter): void {
+    this.quotaVerdict = FITS; // not asked for this head yet: the alarm that serves it will
     this.order?.waiting(this, head);
     this.scheduleHead(head);
   }
@@ -136,7 +142,27 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
   }
 
   protected blocker(waiter: Waiter): Blocker {
+    const quotas = this.quotas;
+    if (quotas) {
+      const verdict = quotas.verdict(waiter.estimate, waiter.lane.tenant);
+      if (verdict === SPENT) {
+        const { name, waitMs } = quotas.waitMs();
+        return { dimension: name, waitMs };
+      }
+      if (verdict === HOLDS) return { dimension: quotas.holdName(), waitMs: Infinity };
+    }
     return this.buckets.blocker(waiter.estimate, waiter.reserve);
+  }
+
+  /**
+   * The head did not fit the quotas: refuses it (returns true) when it never will, or when its period cannot hold
+   * it and it does not wait for the next.
+   */
+  private refuseHead(head: Waiter): boolean {
+    const verdict = this.quotaVerdict;
+    if (verdict !== NEVER && !(verdict === SPENT && (head.onQuota ?? this.onQuota) === "reject")) return false;
+    this.fail(head, this.quotas!.refusal());
+    return true;
   }
 
   /** Refuses at once a request whose wait, at the least, is longer than `maxWaitMs`. */
@@ -158,22 +184,41 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
   private scheduleHead(head: Waiter): void {
     const now = this.clock.now();
     const hold = Math.max(this.pausedUntil, head.notBefore);
-    // Infinity: only a concurrency slot is missing, and a release will pump. A probe's hold ends on its own too.
-    const waitMs = Math.max(this.buckets.blocker(head.estimate, head.reserve).waitMs, this.poolHoldMs);
+    // Infinity: only a concurrency slot (or a quota's holds) is missing, and a release will pump. A probe's hold
+    // ends on its own too.
+    const waitMs = Math.max(
+      this.buckets.blocker(head.estimate, head.reserve).waitMs,
+      this.poolHoldMs,
+      this.quotaWaitMs(),
+    );
     const at = hold > now ? hold : now + waitMs;
     this.headAlarm.set(this.probe ? Math.min(at, this.probe.holdEnds) : at);
   }
 
+  /** Ms until the quotas may hold the head that the last take refused: its period's turn, or a release (Infinity). */
+  private quotaWaitMs(): number {
+    const verdict = this.quotaVerdict;
+    if (verdict === FITS) return 0;
+    return verdict === SPENT ? this.quotas!.waitMs().waitMs : Infinity;
+  }
+
   /**
-   * Takes `estimate` from the buckets, leaving `reserve` of each (a headroom), if they hold it and, in a group, no
-   * older member's head waits for it.
+   * Takes `estimate` of `tenant` from the quotas and the buckets, leaving `reserve` of each bucket (a headroom), if
+   * all hold it and, in a group, no older member's head waits for it: from all of them or from none.
    */
-  private take(estimate: Estimate, now: number, reserve: number): boolean {
+  private take(estimate: Estimate, now: number, reserve: number, tenant: string | undefined): boolean {
+    const quotas = this.quotas;
+    if (quotas) {
+      this.quotaVerdict = quotas.verdict(estimate, tenant);
+      if (this.quotaVerdict !== FITS) return false;
+    }
     if (this.order) {
       this.poolHoldMs = this.order.holdMs(this, estimate, now);
       if (this.poolHoldMs > 0) return false;
     }
-    return this.buckets.take(estimate, now, reserve);
+    if (!this.buckets.take(estimate, now, reserve)) return false;
+    if (quotas) this.quotaHold = quotas.take();
+    return true;
   }
 
   /** News of the key (headers, or a call done), or none in time: the start-up probe is over. */

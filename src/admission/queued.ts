@@ -1,5 +1,6 @@
 import type { Blocker } from "../buckets/types.js";
-import type { Admission, AdmissionLevels, AdmissionParts } from "./admission.js";
+import type { Admission, AdmissionLevels, AdmissionParts, OnQuota } from "./admission.js";
+import type { QuotaHold, Quotas } from "../core/quotas.js";
 import { subscribe, unsubscribe } from "../core/abort-fanout.js";
 import { costOf } from "../core/amounts.js";
 import type { Clock } from "../core/clock.js";
@@ -16,6 +17,7 @@ import { PauseHolds, PROBE_MS, type Hold } from "./pause-holds.js";
 import { DeadlineHeap } from "./queue.js";
 import { Scheduler, type Lane } from "./scheduler.js";
 import { Waiter, WaiterTerms } from "./waiter.js";
+import { NEVER, SPENT } from "../core/quotas.js";
 
 /**
  * Admission: a queue of requests (FIFO within a priority class and tenant,
@@ -42,6 +44,12 @@ export abstract class QueuedAdmission implements Admission {
   protected readonly events: Channels;
   /** The priority classes' names, by rank. */
   private readonly priorities: readonly string[];
+  /** Calendar quotas and held budgets, when configured. */
+  protected readonly quotas: Quotas | undefined;
+  /** The limiter's `onQuota`. */
+  protected readonly onQuota: OnQuota;
+  /** What the last take holds on the quotas, for the reservation opened next (then cleared). */
+  protected quotaHold: QuotaHold | undefined = undefined;
   private readonly abandon = (waiter: Waiter): void => {
     const wasHead = waiter === this.queue.head;
     this.dequeue(waiter);
@@ -50,7 +58,9 @@ export abstract class QueuedAdmission implements Admission {
     this.afterRemoval(wasHead);
   };
 
-  constructor({ clock, meters, ledger, maxQueue, reserves, priorities, events }: AdmissionParts) {
+  constructor({ clock, meters, ledger, maxQueue, reserves, priorities, events, quotas, onQuota }: AdmissionParts) {
+    this.quotas = quotas;
+    this.onQuota = onQuota ?? "reject";
     this.queue = new Scheduler<Waiter>(reserves, (waiter) => this.fairCost(waiter.estimate));
     this.priorities = priorities;
     this.events = events;
@@ -87,7 +97,12 @@ export abstract class QueuedAdmission implements Admission {
    * Takes `estimate` at `now` for admission at once, called when nothing waits and nothing holds admission
    * back: `true`, or the store's marks to admit with; `undefined` when it does not fit now.
    */
-  protected abstract takeNow(estimate: Estimate, now: number, reserve: number): readonly number[] | true | undefined;
+  protected abstract takeNow(
+    estimate: Estimate,
+    now: number,
+    reserve: number,
+    tenant: string | undefined,
+  ): readonly number[] | true | undefined;
 
   /** What keeps `waiter` out now, for a waiter timing out. */
   protected abstract blocker(waiter: Waiter): Blocker;
@@ -116,12 +131,24 @@ export abstract class QueuedAdmission implements Admission {
     const queue = this.queue;
     if ((queue.size > 0 && queue.waitingAtOrAbove(rank)) || this.paused()) return undefined;
     const now = this.clock.now();
-    const taken = this.takeNow(estimate, now, queue.bands[rank]!.reserve);
+    const taken = this.takeNow(estimate, now, queue.bands[rank]!.reserve, tenant);
     if (taken === undefined) return undefined;
     if (this.holds.probing) this.probedThrough(now);
     this.opened(estimate, now);
     const marks = taken === true ? undefined : taken;
-    return this.ledger.open(estimate, signal, now, refundable, this.priorities[rank]!, tenant, marks);
+    const budget = this.takenHold();
+    return this.ledger.open(
+      estimate,
+      signal,
+      now,
+      refundable,
+      this.priorities[rank]!,
+      tenant,
+      marks,
+      undefined,
+      now,
+      budget,
+    );
   }
 
   /** Queues a request at the tail; rejects at once if the queue is full or the wait is known to be too long. */
@@ -132,14 +159,43 @@ export abstract class QueuedAdmission implements Admission {
     refundable: boolean,
     rank: number,
     tenant: string | undefined,
+    onQuota?: OnQuota,
   ): Promise<AdmittedCall> {
     if (this.queue.size >= this.maxQueue) {
       return this.refusedAtOnce(estimate, new QueueFullError(this.maxQueue), rank, tenant);
     }
+    const refusal = this.quotas ? this.quotaRefusal(estimate, tenant, onQuota ?? this.onQuota, maxWaitMs) : undefined;
+    if (refusal) return this.refusedAtOnce(estimate, refusal, rank, tenant);
     // The lane is made only for a call that waits: one refused here leaves no tenant behind.
     const tooLong = maxWaitMs === Infinity ? undefined : this.knownTooLong(estimate, maxWaitMs, rank, tenant);
     if (tooLong) return this.refusedAtOnce(estimate, tooLong, rank, tenant);
-    return this.wait(estimate, signal, maxWaitMs, 0, refundable, this.queue.lane(rank, tenant));
+    return this.wait(estimate, signal, maxWaitMs, 0, refundable, this.queue.lane(rank, tenant), onQuota);
+  }
+
+  /**
+   * The error that refuses at once a call the quotas cannot hold: one larger than a whole limit, one whose
+   * period cannot hold it (unless it waits for the next, and that comes within `maxWaitMs`).
+   */
+  protected quotaRefusal(
+    estimate: Estimate,
+    tenant: string | undefined,
+    onQuota: OnQuota,
+    maxWaitMs: number,
+  ): Error | undefined {
+    const quotas = this.quotas!;
+    const verdict = quotas.verdict(estimate, tenant);
+    if (verdict === NEVER || (verdict === SPENT && onQuota === "reject")) return quotas.refusal();
+    if (verdict !== SPENT) return undefined;
+    const { name, waitMs, periodMs, resetsAt } = quotas.waitMs();
+    if (waitMs <= maxWaitMs) return undefined;
+    return new WaitTimeoutError(name, waitMs, maxWaitMs, { windowMs: periodMs, availableAt: resetsAt });
+  }
+
+  /** What the last take holds on the quotas, handed to the reservation being opened. */
+  protected takenHold(): QuotaHold | undefined {
+    const hold = this.quotaHold;
+    this.quotaHold = undefined;
+    return hold;
   }
 
   /** A retry: back at the head of its lane, admitted no earlier than `notBefore`. */
@@ -381,6 +437,7 @@ export abstract class QueuedAdmission implements Admission {
         marks,
         lease,
         waiter.queuedAt,
+        this.takenHold(),
       ),
     );
   }
@@ -401,11 +458,13 @@ export abstract class QueuedAdmission implements Admission {
     notBefore: number,
     refundable: boolean,
     lane: Lane<Waiter>,
+    onQuota?: OnQuota,
   ): Promise<AdmittedCall> {
     const { waiter, promise } = Waiter.create(estimate, lane, refundable, Math.floor(this.clock.now()));
-    if (signal || maxWaitMs !== Infinity || notBefore > 0) {
+    if (signal || maxWaitMs !== Infinity || notBefore > 0 || onQuota !== undefined) {
       const terms = (waiter.terms = new WaiterTerms(waiter, signal, maxWaitMs, this.abandon));
       terms.notBefore = notBefore;
+      terms.onQuota = onQuota;
       if (signal) subscribe(signal, terms);
       if (maxWaitMs !== Infinity) {
         terms.deadline = this.clock.now() + maxWaitMs;

@@ -23,6 +23,8 @@ export class WaiterTerms implements DeadlineEntry, AbortSubscriber {
   heapIndex = -1;
   /** A retry waits at the head until this monotonic time. */
   notBefore = 0;
+  /** The call's own `onQuota`, when it set one. */
+  onQuota: "reject" | "wait" | undefined = undefined;
   abortPrev: AbortSubscriber | undefined = undefined;
   abortNext: AbortSubscriber | undefined = undefined;
 
@@ -96,5 +98,10 @@ export class Waiter implements Scheduled<Waiter> {
 
   get notBefore(): number {
     return this.terms?.notBefore ?? 0;
+  }
+
+  /** The call's own `onQuota`, if it set one. */
+  get onQuota(): "reject" | "wait" | undefined {
+    return this.terms?.onQuota;
   }
 }

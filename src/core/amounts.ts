@@ -31,7 +31,26 @@ export function amountProblem(what: string, value: unknown, split: boolean): Typ
     if (typeof n !== "number") return notANumber(`${what}.${part}`, n);
     if (!Number.isFinite(n) || n < 0) return new RangeError(`${what}.${part} must be a finite number >= 0, got ${n}`);
   }
-  return undefined;
+  const { cachedInput, cacheWrite } = value as { cachedInput?: unknown; cacheWrite?: unknown };
+  if (cachedInput === undefined && cacheWrite === undefined) return undefined;
+  return cacheProblem(what, input as number, cachedInput, cacheWrite);
+}
+
+/** What is wrong with the cache counts of an estimate or usage: each a count >= 0, together at most `input`. */
+function cacheProblem(what: string, input: number, cachedInput: unknown, cacheWrite: unknown): Error | undefined {
+  let cached = 0;
+  for (const [part, n] of [
+    ["cachedInput", cachedInput],
+    ["cacheWrite", cacheWrite],
+  ] as const) {
+    if (n === undefined) continue;
+    if (typeof n !== "number") return notANumber(`${what}.${part}`, n);
+    if (!Number.isFinite(n) || n < 0) return new RangeError(`${what}.${part} must be a finite number >= 0, got ${n}`);
+    cached += n;
+  }
+  return cached > input
+    ? new RangeError(`${what}: cachedInput and cacheWrite are parts of input (${input}), together ${cached}`)
+    : undefined;
 }
 
 /** What an (already validated) estimate or usage costs on a dimension of `unit`. */
@@ -53,5 +72,8 @@ export function costOf(unit: Unit, amount: Estimate): number {
  * `{ input, output }` read once into an object of our own.
  */
 export function copyEstimate(estimate: Estimate): Estimate {
-  return typeof estimate === "number" ? estimate : { input: estimate.input, output: estimate.output };
+  if (typeof estimate === "number") return estimate;
+  const { input, output, cachedInput, cacheWrite } = estimate;
+  if (cachedInput === undefined && cacheWrite === undefined) return { input, output };
+  return { input, output, cachedInput, cacheWrite };
 }

@@ -4,6 +4,7 @@
  * because each class recognises instances by a registry-wide brand holding
  * the code, not by prototype identity or class name.
  */
+import type { QuotaPeriod, QuotaUnit } from "./quota-types.js";
 
 /**
  * Every `code` a {@link LimiterError} carries, one per error class.
@@ -16,7 +17,8 @@ export type LimiterErrorCode =
   | "LIMITER_CLOSED"
   | "RESERVATION_RELEASED"
   | "STORE_UNAVAILABLE"
-  | "STORE_REPLY";
+  | "STORE_REPLY"
+  | "QUOTA_EXCEEDED";
 
 /** Each code's class name (set explicitly: bundlers may rename classes). */
 const NAMES: Record<LimiterErrorCode, string> = {
@@ -27,6 +29,7 @@ const NAMES: Record<LimiterErrorCode, string> = {
   RESERVATION_RELEASED: "ReservationReleasedError",
   STORE_UNAVAILABLE: "StoreUnavailableError",
   STORE_REPLY: "StoreReplyError",
+  QUOTA_EXCEEDED: "QuotaExceededError",
 };
 
 const brand = Symbol.for("llm-limiter.error-code");
@@ -182,6 +185,39 @@ function formatSpan(ms: number): string {
   const minutes = Math.ceil(ms / 60_000);
   if (ms < 60_000) return `${Math.ceil(ms / 1000)} s`;
   return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/**
+ * A calendar quota's period cannot hold the call: what it used already (holds of calls in flight aside), plus
+ * the call, is over its limit. With `onQuota: "wait"` the call waits for the period to turn instead (under
+ * `maxWaitMs`); a call larger than the whole limit is refused either way.
+ */
+export class QuotaExceededError extends LimiterError {
+  static override readonly code = "QUOTA_EXCEEDED";
+  declare readonly code: "QUOTA_EXCEEDED";
+
+  constructor(
+    /** What the quota counts. */
+    readonly unit: QuotaUnit,
+    /** Its calendar period. */
+    readonly period: QuotaPeriod,
+    /** The tenant whose quota it is; `undefined` for the limiter's own. */
+    readonly tenant: string | undefined,
+    /** The period's limit (dollars for `usd`). */
+    readonly limit: number,
+    /** What the period has left now, holds of calls in flight counted as spent (dollars for `usd`). */
+    readonly remaining: number,
+    /** Epoch ms at which the period turns and the quota is whole again. */
+    readonly resetsAt: number,
+  ) {
+    const whose = tenant === undefined ? "" : ` of tenant ${JSON.stringify(tenant.slice(0, 64))}`;
+    const at = Math.abs(resetsAt) <= MAX_DATE_MS ? ` at ${new Date(resetsAt).toISOString()}` : "";
+    super(
+      "QUOTA_EXCEEDED",
+      `The ${unit} quota per ${period}${whose} cannot hold the call (limit ${limit}, ${remaining} remaining); ` +
+        `it is whole again${at}`,
+    );
+  }
 }
 
 /** The limiter was closed; no request is admitted any more. */

@@ -1,6 +1,7 @@
 import { EfficiencyWatch } from "./efficiency-watch.js";
 import type { Estimate } from "./limits.js";
 import type { Meters } from "./meters.js";
+import type { QuotaHold } from "./quotas.js";
 import { AdmittedCall, type CallHost } from "./reservation.js";
 
 /** The calls admitted and not yet released, and the order of admissions. */
@@ -22,7 +23,8 @@ export class Ledger {
 
   /**
    * Opens the reservation of a request of class `priority` and `tenant` admitted at monotonic `now`
-   * (`marks`, `lease`: a shared store's), queued at `queuedAt` (`now`: admitted at once).
+   * (`marks`, `lease`: a shared store's), queued at `queuedAt` (`now`: admitted at once), holding `budget` on the
+   * quotas.
    */
   open(
     estimate: Estimate,
@@ -34,6 +36,7 @@ export class Ledger {
     marks?: readonly number[],
     lease?: string,
     queuedAt = now,
+    budget?: QuotaHold,
   ): AdmittedCall {
     this.inFlight++;
     if (refundable) this.refundableInFlight++;
@@ -51,6 +54,7 @@ export class Ledger {
       tenant,
       marks,
       lease,
+      budget,
     );
     if (now >= this.watch.nextCheckAt) this.watch.check(now, list);
     this.host.events.admitted?.emit({ estimate, priority, tenant, waitMs: now - queuedAt, inFlight: this.inFlight });

@@ -91,6 +91,17 @@ export type Estimate =
       input: number;
       /** Output tokens: `max_tokens` for an estimate, the answer's tokens for a usage. */
       output: number;
+      /**
+       * Of `input`, the tokens read from the prompt cache: priced at `prices.cachedInput` (rate limits count
+       * them as `input`).
+       * @default 0
+       */
+      cachedInput?: number;
+      /**
+       * Of `input`, the tokens written to the prompt cache: priced at `prices.cacheWrite`.
+       * @default 0
+       */
+      cacheWrite?: number;
     };
 
 /** What a call actually used: same shapes as {@link Estimate}. */

@@ -11,6 +11,7 @@ import { usageCap } from "./usage-cap.js";
 import type { SyncOrigin } from "./origin.js";
 import type { SyncOptions } from "../options.js";
 import type { Estimate, Usage } from "./limits.js";
+import type { QuotaHold } from "./quotas.js";
 
 /**
  * What an admitted request holds: its charge on every dimension and a
@@ -178,6 +179,8 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     storeMarks?: readonly number[],
     /** The shared store's concurrency lease. */
     private readonly lease?: string,
+    /** What the call holds on calendar quotas and held budgets, when the limiter has any. */
+    private readonly budget?: QuotaHold,
   ) {
     // Plain loops on the hot path: no closure per admission.
     const n = meters.length;
@@ -277,10 +280,21 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     this.recharge(undefined);
   }
 
+  /**
+   * The provider answered with an error and no usage (a 429, a 4xx): it bills nothing, so the money (and token)
+   * holds on calendar quotas go back; the rate buckets' charges stand, as providers count failed calls.
+   */
+  unbilled(): void {
+    if (this.done || this.outcome !== undefined || !this.budget?.unbilled()) return;
+    if (this.deferred) this.refundHeld = true;
+    else this.host.refunded();
+  }
+
   release(): void {
     if (this.done) return;
     this.done = true;
     if (this.call && this.callerSignal) unsubscribe(this.callerSignal, this.call);
+    this.budget?.release();
     const { meters, books, admittedAtMs } = this;
     const n = meters.length;
     for (let i = 0; i < n; i++) {
@@ -335,9 +349,9 @@ export class AdmittedCall implements Reservation, SyncOrigin {
 
   /** Moves every charge to what `used` costs (requests stay 1), or to 0 when `used` is undefined (a refund). */
   private recharge(used: Usage | undefined): void {
-    const { meters, books } = this;
+    const { meters, books, budget } = this;
     const n = meters.length;
-    let refunded = false;
+    let refunded = budget === undefined ? false : used === undefined ? budget.refund() : budget.settle(used);
     for (let i = 0; i < n; i++) {
       const meter = meters[i]!;
       const next = used === undefined ? 0 : this.charge(i, meter, used);
@@ -356,4 +370,9 @@ export class AdmittedCall implements Reservation, SyncOrigin {
     if (this.deferred) this.refundHeld = true;
     else this.host.refunded();
   }
+}
+
+/** An error response without usage came back for `reservation`: its quota holds go back (see `unbilled`). */
+export function markUnbilled(reservation: Reservation): void {
+  if (reservation instanceof AdmittedCall) reservation.unbilled();
 }

@@ -140,6 +140,8 @@ function retryDelay(
   }
   if (parts === undefined) return undefined;
   const { status, headers, body } = parts;
+  // An error response (a 429, a 4xx) the provider does not bill: money and token quotas get their holds back.
+  if (status !== undefined && status >= 400) reservation.unbilled();
   if (status !== undefined && headers) reservation.sync(headers, { status, body });
   if (!retry || attempt >= retry.attempts) return undefined;
   const failure = reservation.host.classify(parts);

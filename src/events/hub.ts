@@ -16,6 +16,7 @@ const NAMES: readonly LimiterEventName[] = [
   "paused",
   "resumed",
   "corrected",
+  "quota",
 ];
 
 /** Throws TypeError unless `name` is a limiter event and `listener` a function. */
@@ -42,6 +43,7 @@ export class EventHub {
     paused: undefined,
     resumed: undefined,
     corrected: undefined,
+    quota: undefined,
   };
 
   constructor(private readonly warn: (warning: Error) => void) {}

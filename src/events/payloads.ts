@@ -9,6 +9,7 @@ const REASONS: Partial<Record<LimiterErrorCode, RejectionReason>> = {
   REQUEST_TOO_LARGE: "too_large",
   STORE_UNAVAILABLE: "store",
   STORE_REPLY: "store",
+  QUOTA_EXCEEDED: "quota",
 };
 
 /**

@@ -1,6 +1,7 @@
 import type { Estimate, Unit, Usage } from "../core/limits.js";
 import type { FailureClass } from "../headers/failures.js";
 import type { RateLimitView } from "../headers/types.js";
+import type { QuotaEvent } from "../core/quota-types.js";
 
 /** What every event about one call tells of it: its priority class and tenant (see docs/priorities.md). */
 export interface CallEvent {
@@ -57,10 +58,11 @@ export interface SettledEvent extends CallEvent {
 /**
  * Why a request was refused: the queue held `maxQueue` (`queue_full`), it waited past its `maxWaitMs`
  * (`timeout`), its signal aborted (`aborted`), the limiter was closed (`closed`), it can never fit a
- * dimension's capacity (`too_large`), or a shared store failed beyond retrying (`store`).
+ * dimension's capacity (`too_large`), a shared store failed beyond retrying (`store`), or a calendar quota's
+ * period cannot hold it (`quota`).
  * @inline
  */
-export type RejectionReason = "queue_full" | "timeout" | "aborted" | "closed" | "too_large" | "store";
+export type RejectionReason = "queue_full" | "timeout" | "aborted" | "closed" | "too_large" | "store" | "quota";
 
 /** A request was refused admission (`limiter.on("rejected", ...)`). */
 export interface RejectedEvent extends CallEvent {
@@ -149,6 +151,7 @@ export interface ResumedEvent extends PauseState {
 /**
  * What a limiter has learned of the provider's prompt counts for one kind of request and model
  * (`snapshot().estimates`): the factor its own prompt estimates are multiplied by. See docs/estimates.md.
+ * @inline
  */
 export interface EstimateRatio {
   /** The kind of request: an endpoint (`chat.completions`, `messages`, ...) or an AI SDK provider (`openai.chat`). */
@@ -193,6 +196,8 @@ export interface LimiterEvents {
   resumed: ResumedEvent;
   /** What the limiter learned of the provider's prompt counts changed a correction of its estimates. */
   corrected: EstimateCorrectedEvent;
+  /** A calendar quota crossed 80% or 100% of its limit, or its period turned. */
+  quota: QuotaEvent;
 }
 
 /**

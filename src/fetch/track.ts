@@ -1,4 +1,4 @@
-import type { Reservation } from "../core/reservation.js";
+import { markUnbilled, type Reservation } from "../core/reservation.js";
 import type { EstimateRatios } from "../core/estimate-ratios.js";
 import type { Endpoint } from "../estimate/types.js";
 import type { FetchSettings } from "./settings.js";
@@ -53,6 +53,8 @@ export function track(
   const { status, headers, body } = response;
   const { endpoint, signal } = tracking;
   if (!response.ok) {
+    // An error response has no usage and is not billed: the quotas' money and token holds go back.
+    markUnbilled(reservation);
     // Synced at once, so that a 429's headers pause admission before its body arrives (if it ever does).
     if (!body || status !== 429) return synced(reservation, response, { status });
     reservation.sync(headers, { status });

@@ -9,6 +9,10 @@ export interface SettledUsage {
    * Anthropic's cache reads where `input` leaves them out.
    */
   prompt: number;
+  /** Of `input`, the tokens read from the prompt cache. */
+  cachedInput?: number;
+  /** Of `input`, the tokens written to the prompt cache. */
+  cacheWrite?: number;
 }
 
 /** How usage is read: whether Anthropic's cache reads count as input. */
@@ -27,14 +31,34 @@ export function usageOf(endpoint: Endpoint, usage: unknown, reading: UsageReadin
   const u = usage as Record<string, unknown>;
   switch (endpoint) {
     case "chat.completions":
-      return pair(u.prompt_tokens, u.completion_tokens);
+      return cached(pair(u.prompt_tokens, u.completion_tokens), u.prompt_tokens_details, 0);
     case "embeddings":
       return pair(u.prompt_tokens, 0);
     case "responses":
-      return pair(u.input_tokens, u.output_tokens);
-    case "messages":
-      return pair(anthropicInput(u, reading), u.output_tokens, anthropicPrompt(u));
+      return cached(pair(u.input_tokens, u.output_tokens), u.input_tokens_details, 0);
+    case "messages": {
+      const reads = reading.countCacheReads && isCount(u.cache_read_input_tokens) ? u.cache_read_input_tokens : 0;
+      const writes = isCount(u.cache_creation_input_tokens) ? u.cache_creation_input_tokens : 0;
+      return withCache(pair(anthropicInput(u, reading), u.output_tokens, anthropicPrompt(u)), reads, writes);
+    }
   }
+}
+
+/** OpenAI's usage with its `cached_tokens` (a part of the prompt's) named `cachedInput`, for the quotas' prices. */
+function cached(usage: SettledUsage | undefined, details: unknown, writes: number): SettledUsage | undefined {
+  const reads =
+    typeof details === "object" && details !== null ? (details as { cached_tokens?: unknown }).cached_tokens : 0;
+  return withCache(usage, isCount(reads) ? reads : 0, writes);
+}
+
+/** `usage` with the cache reads and writes of its input, each where above 0 (and never beyond the input). */
+function withCache(usage: SettledUsage | undefined, reads: number, writes: number): SettledUsage | undefined {
+  if (!usage) return undefined;
+  const cachedInput = Math.min(reads, usage.input);
+  const cacheWrite = Math.min(writes, usage.input - cachedInput);
+  if (cachedInput > 0) usage.cachedInput = cachedInput;
+  if (cacheWrite > 0) usage.cacheWrite = cacheWrite;
+  return usage;
 }
 
 /**

@@ -118,7 +118,8 @@ describe("settledUsage", () => {
 
   it("leaves cache reads out of the input unless they count", () => {
     expect(settledUsage(usage(1_000, 800, 50), false)).toEqual({ input: 200, output: 50 });
-    expect(settledUsage(usage(1_000, 800, 50), true)).toEqual({ input: 1_000, output: 50 });
+    // Counted, the reads are part of the input, and named so that the quotas price them apart.
+    expect(settledUsage(usage(1_000, 800, 50), true)).toEqual({ input: 1_000, output: 50, cachedInput: 800 });
     expect(settledUsage(usage(1_000, undefined, 50), false)).toEqual({ input: 1_000, output: 50 });
   });
 
@@ -194,7 +195,19 @@ describe("the middleware over a model in process", () => {
 
     await generateText({ model, prompt: "Again?", maxRetries: 0 });
 
-    expect(admissions[0]?.settled).toEqual([{ input, output: 20 }]);
+    // Where the 900 cache reads count as input, they are named as its cached part.
+    expect(admissions[0]?.settled).toEqual([
+      input === 1_000 ? { input, output: 20, cachedInput: 900 } : { input, output: 20 },
+    ]);
+  });
+
+  it("names cache writes as part of the input", () => {
+    const written = {
+      inputTokens: { total: 1_000, noCache: 400, cacheRead: 500, cacheWrite: 100 },
+      outputTokens: { total: 5, text: 5, reasoning: undefined },
+    };
+    expect(settledUsage(written, false)).toEqual({ input: 500, output: 5, cacheWrite: 100 });
+    expect(settledUsage(written, true)).toEqual({ input: 1_000, output: 5, cachedInput: 500, cacheWrite: 100 });
   });
 
   it.each([

@@ -149,15 +149,23 @@ describe("limitedFetch", () => {
   it("settles Anthropic cache reads only when countCacheReads is set", async () => {
     const usage = { input_tokens: 10, cache_creation_input_tokens: 20, cache_read_input_tokens: 300, output_tokens: 5 };
     const body = { model: "claude-sonnet-4-5", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] };
-    for (const [countCacheReads, input] of [
-      [false, 30],
-      [true, 330],
+    for (const [countCacheReads, input, cache] of [
+      [false, 30, { cacheWrite: 20 }],
+      [true, 330, { cachedInput: 300, cacheWrite: 20 }],
     ] as const) {
       const { fetch, calls } = setUp(() => json({ usage }), { countCacheReads });
       await fetch("https://api.anthropic.com/v1/messages", post(body));
       await eventually(() => calls[0]?.released === true);
-      expect(calls[0]?.settled).toEqual([{ input, output: 5 }]);
+      expect(calls[0]?.settled).toEqual([{ input, output: 5, ...cache }]);
     }
+  });
+
+  it("names OpenAI's cached prompt tokens as the input's cached part", async () => {
+    const usage = { prompt_tokens: 1_000, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 600 } };
+    const { fetch, calls } = setUp(() => json({ usage }));
+    await fetch("https://api.openai.com/v1/chat/completions", post(chat));
+    await eventually(() => calls[0]?.released === true);
+    expect(calls[0]?.settled).toEqual([{ input: 1_000, output: 5, cachedInput: 600 }]);
   });
 
   it("keeps the estimate of a failed call, and syncs its status and body once, as the body comes", async () => {
