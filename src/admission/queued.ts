@@ -50,7 +50,7 @@ export abstract class QueuedAdmission implements Admission {
     this.afterRemoval(wasHead);
   };
 
-  constructor({ clock, meters, ledger, maxQueue, reserves, priorities, events }: AdmissionParts) {
+  constructor({ clock, lag, meters, ledger, maxQueue, reserves, priorities, events }: AdmissionParts) {
     this.queue = new Scheduler<Waiter>(reserves, (waiter) => this.fairCost(waiter.estimate));
     this.priorities = priorities;
     this.events = events;
@@ -58,8 +58,8 @@ export abstract class QueuedAdmission implements Admission {
     this.meters = meters;
     this.ledger = ledger;
     this.maxQueue = maxQueue;
-    this.headAlarm = new Alarm(clock, () => this.pump());
-    this.deadlineAlarm = new Alarm(clock, () => this.expire());
+    this.headAlarm = new Alarm(clock, () => this.pump(), lag);
+    this.deadlineAlarm = new Alarm(clock, () => this.expire(), lag);
   }
 
   /** Takes the budget now in `meters` (its dimensions and concurrency) into the buckets. */
