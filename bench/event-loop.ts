@@ -68,6 +68,7 @@ interface Row {
   readonly rejectedAtMs: readonly number[];
   readonly failed: number;
   readonly makespanMs: number;
+  readonly cpuMs: number;
   readonly widestAllowanceMs: number | undefined;
   readonly errors: readonly string[];
   readonly load: string;
@@ -92,6 +93,7 @@ async function runOnce(form: "fetch" | "run", providerGiven: boolean, seed: numb
       rejectedAtMs: stats.rejectedAtMs,
       failed: report.failed,
       makespanMs: report.makespanMs,
+      cpuMs: report.cpuMs,
       widestAllowanceMs: report.widestAllowanceMs,
       errors: report.errors,
       load,
@@ -129,12 +131,12 @@ const lines = [
   `${CALLS} calls at once, rpm ${RPM}, network 0–${NETWORK_MS} ms each way, ${BUSY_LOOPS} busy loops; ` +
     `bound ${(BOUND_MS / 1000).toFixed(1)} s, target ≤ ${((BOUND_MS * TARGET) / 1000).toFixed(1)} s and 0 429s.`,
   "",
-  "| form | provider | run | 429s | failed | makespan | ÷ bound | widest allowance | load average (1 min) |",
-  "| --- | --- | --: | --: | --: | --: | --: | --: | --: |",
+  "| form | provider | run | 429s | failed | makespan | ÷ bound | CPU used | widest allowance | load average (1 min) |",
+  "| --- | --- | --: | --: | --: | --: | --: | --: | --: | --: |",
   ...rows.map(
     (r) =>
       `| ${r.form} | ${r.provider} | ${r.run} | ${r.rejected} | ${r.failed} | ${(r.makespanMs / 1000).toFixed(2)} s | ` +
-      `${(r.makespanMs / BOUND_MS).toFixed(3)} | ${r.widestAllowanceMs === undefined ? "—" : `${Math.round(r.widestAllowanceMs)} ms`} | ${r.load} |`,
+      `${(r.makespanMs / BOUND_MS).toFixed(3)} | ${(r.cpuMs / 1000).toFixed(1)} s | ${r.widestAllowanceMs === undefined ? "—" : `${Math.round(r.widestAllowanceMs)} ms`} | ${r.load} |`,
   ),
   "",
 ];

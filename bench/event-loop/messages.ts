@@ -22,6 +22,8 @@ export interface LagJob {
 /** What a worker reports once every call has settled. */
 export interface LagReport {
   readonly makespanMs: number;
+  /** CPU time the run's process used (user + system): against the makespan, how starved it was. */
+  readonly cpuMs: number;
   /** Calls that failed in the end (after the SDK's or `run`'s retries). */
   readonly failed: number;
   /** The distinct failures, a few. */

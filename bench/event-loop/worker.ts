@@ -59,6 +59,7 @@ const started = performance.now();
 const settled = await Promise.allSettled(Array.from({ length: job.calls }, () => call().finally(sample)));
 const report: LagReport = {
   makespanMs: performance.now() - started,
+  cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
   failed: settled.filter((s) => s.status === "rejected").length,
   errors: [...new Set(settled.flatMap((s) => (s.status === "rejected" ? [describe(s.reason)] : [])))].slice(0, 5),
   widestAllowanceMs,
