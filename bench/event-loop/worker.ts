@@ -54,12 +54,18 @@ function describe(error: unknown): string {
   return `${error.name}: ${error.message}${cause}`;
 }
 
+/** CPU time this process has used, user and system. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 const call = job.form === "fetch" ? viaFetch() : viaRun();
 const started = performance.now();
 const settled = await Promise.allSettled(Array.from({ length: job.calls }, () => call().finally(sample)));
 const report: LagReport = {
   makespanMs: performance.now() - started,
-  cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+  cpuMs: cpuMs(),
   failed: settled.filter((s) => s.status === "rejected").length,
   errors: [...new Set(settled.flatMap((s) => (s.status === "rejected" ? [describe(s.reason)] : [])))].slice(0, 5),
   widestAllowanceMs,
