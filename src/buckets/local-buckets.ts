@@ -74,7 +74,7 @@ export class LocalBuckets {
     /** The event loop's lag: it widens `arrivalDelayMs` while it lasts (none: the allowance is `arrivalDelayMs`). */
     private readonly lag?: LoopLag,
   ) {
-    // A group's shared bucket is held back by each member's stall: twice the time at worst, later, never earlier.
+    // A group's shared bucket is held back by every member's report of a stall: longer at worst, never shorter.
     if (arrivalDelayMs > 0) lag?.onStall((since, ms) => this.stalled(since, ms));
   }
 
