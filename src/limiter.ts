@@ -3,6 +3,7 @@ import { checkMaxWaitMs, resolveOptions, type InternalOptions } from "./config.j
 import { buildBudget, mergeLimits, type Budget } from "./core/budget.js";
 import { wholeUnits } from "./core/bucket.js";
 import type { Clock } from "./core/clock.js";
+import { LoopLag } from "./core/loop-lag.js";
 import { LimiterClosedError, LimiterError, RequestTooLargeError } from "./core/errors.js";
 import { copyEstimate } from "./core/amounts.js";
 import { warnOfIsolatedBuckets } from "./core/isolate-warning.js";
@@ -80,6 +81,12 @@ export interface LimiterSnapshot {
   readonly inFlight: number;
   /** Milliseconds the longest-waiting queued request has waited; 0 when nothing waits. */
   readonly oldestWaitMs: number;
+  /**
+   * Present while the event loop's lag widens the arrival allowance: the milliseconds a call admitted now is
+   * allowed to take to reach the provider, `arrivalDelayMs` plus the recent lag (how late the limiter's timers
+   * fired), which decays once the loop keeps time again. See docs/usage.md.
+   */
+  readonly arrivalAllowanceMs?: number;
   /** Present while a 429's pause holds: what each one paused, and until when. */
   readonly pauses?: readonly PauseState[];
   /**
@@ -110,6 +117,8 @@ function succeeded(status: number | undefined): boolean {
 export class Limiter {
   private readonly clock: Clock;
   private readonly maxWaitMs: number;
+  /** The configured arrival allowance, which `snapshot()` shows only once the event loop's lag widens it. */
+  private readonly arrivalDelayMs: number;
   private readonly classes: PriorityClasses;
   /** `run` without options: shared, so the common call allocates no plan. */
   private readonly plainRun: RunPlan;
@@ -176,6 +185,7 @@ export class Limiter {
     const budget = buildBudget(resolved.limits);
     this.clock = resolved.clock;
     this.maxWaitMs = resolved.maxWaitMs;
+    this.arrivalDelayMs = resolved.arrivalDelayMs;
     this.classes = resolved.classes;
     const rank = this.classes.defaultRank;
     this.plainRun = { refundOnError: false, retry: undefined, signal: undefined, rank, tenant: undefined };
@@ -191,6 +201,7 @@ export class Limiter {
       : undefined;
     const parts = {
       clock: this.clock,
+      lag: new LoopLag(),
       meters: this.meters,
       ledger: this.ledger,
       maxQueue: resolved.maxQueue,
@@ -332,6 +343,9 @@ export class Limiter {
       limit === undefined
         ? { dimensions, ...counts }
         : { dimensions, concurrency: { limit, available: limit - levels.slotsInUse }, ...counts };
+    if (levels.arrivalAllowanceMs > this.arrivalDelayMs) {
+      snapshot = { ...snapshot, arrivalAllowanceMs: levels.arrivalAllowanceMs };
+    }
     if (pauses) snapshot = { ...snapshot, pauses };
     const estimates = this.ratios.readings();
     if (estimates) snapshot = { ...snapshot, estimates };

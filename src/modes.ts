@@ -44,7 +44,7 @@ export function modeFor(options: ResolvedOptions, parts: AdmissionParts, probe: 
       levels: new SharedLevels(link),
     };
   }
-  const buckets = new LocalBuckets(parts.clock, initialFraction, arrivalDelayMs, seat?.buckets);
+  const buckets = new LocalBuckets(parts.clock, initialFraction, arrivalDelayMs, seat?.buckets, parts.lag);
   const admission = new LocalAdmission(parts, buckets, probe, seat?.order);
   if (seat) seat.admission = admission;
   return { admission, levels: new LocalLevels(buckets) };

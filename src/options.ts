@@ -33,9 +33,14 @@ export interface LimiterOptions extends Limits {
    * provider's bucket may sit full, losing refill; so just after a full bucket
    * the limiter refills no faster than the slowest arrival allows. It costs
    * nothing at a sustained rate. Header sync takes the calls admitted within
-   * it off a response's remaining, which may not have counted them yet. Raise
-   * it for slow networks; `0` trusts every call to arrive at once. At most
-   * `60000` (a minute): more is a `RangeError`.
+   * it off a response's remaining, which may not have counted them yet. While
+   * the event loop lags (the limiter's timers fire late), the allowance widens
+   * by the recent lateness, and the calls on their way when the loop stalled
+   * count as arriving that much later; the widening halves every 10 s and
+   * `snapshot().arrivalAllowanceMs` shows it (with a shared store the
+   * allowance stays as set). Raise it for slow networks; `0` trusts every
+   * call to arrive at once, lag or not. At most `60000` (a minute): more is a
+   * `RangeError`.
    * @default 500
    */
   arrivalDelayMs?: number;

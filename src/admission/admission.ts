@@ -2,6 +2,7 @@ import type { DimensionSnapshot } from "../buckets/types.js";
 import type { Clock } from "../core/clock.js";
 import type { Ledger } from "../core/ledger.js";
 import type { Estimate } from "../core/limits.js";
+import type { LoopLag } from "../core/loop-lag.js";
 import type { Channels } from "../events/hub.js";
 import type { PauseState } from "../events/types.js";
 import type { Meters } from "../core/meters.js";
@@ -14,6 +15,8 @@ export type OnQuota = "reject" | "wait";
 /** What a limiter's admission is built from. */
 export interface AdmissionParts {
   readonly clock: Clock;
+  /** How late the limiter's timers fire: every alarm reports to it, the buckets widen the arrival allowance by it. */
+  readonly lag: LoopLag;
   /** The budget in force and its meters (the limiter applies changes, then calls `configure`). */
   readonly meters: Meters;
   /** Where admitted requests get their reservations. */
@@ -47,6 +50,8 @@ export interface AdmissionLevels {
   readonly dimensions: Record<string, DimensionSnapshot>;
   /** Concurrency slots in use. */
   readonly slotsInUse: number;
+  /** Ms a call admitted now may take to reach the provider: `arrivalDelayMs`, widened while the event loop lags. */
+  readonly arrivalAllowanceMs: number;
 }
 
 /**

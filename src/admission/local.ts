@@ -51,7 +51,11 @@ export class LocalAdmission extends QueuedAdmission implements PoolSeat {
   }
 
   levels(): AdmissionLevels {
-    return { dimensions: this.buckets.snapshot(), slotsInUse: this.buckets.slotsInUse() };
+    return {
+      dimensions: this.buckets.snapshot(),
+      slotsInUse: this.buckets.slotsInUse(),
+      arrivalAllowanceMs: this.buckets.arrivalAllowanceMs(this.clock.now()),
+    };
   }
 
   override heard(): void {

@@ -58,7 +58,7 @@ export abstract class QueuedAdmission implements Admission {
     this.afterRemoval(wasHead);
   };
 
-  constructor({ clock, meters, ledger, maxQueue, reserves, priorities, events, quotas, onQuota }: AdmissionParts) {
+  constructor({ clock, lag, meters, ledger, maxQueue, reserves, priorities, events, quotas, onQuota }: AdmissionParts) {
     this.quotas = quotas;
     this.onQuota = onQuota ?? "reject";
     this.queue = new Scheduler<Waiter>(reserves, (waiter) => this.fairCost(waiter.estimate));
@@ -68,8 +68,8 @@ export abstract class QueuedAdmission implements Admission {
     this.meters = meters;
     this.ledger = ledger;
     this.maxQueue = maxQueue;
-    this.headAlarm = new Alarm(clock, () => this.pump());
-    this.deadlineAlarm = new Alarm(clock, () => this.expire());
+    this.headAlarm = new Alarm(clock, () => this.pump(), lag);
+    this.deadlineAlarm = new Alarm(clock, () => this.expire(), lag);
   }
 
   /** Takes the budget now in `meters` (its dimensions and concurrency) into the buckets. */

@@ -78,13 +78,17 @@ export class SharedAdmission extends QueuedAdmission {
     parts: AdmissionParts,
     private readonly link: StoreLink,
     initialFraction: number,
-    arrivalDelayMs: number,
+    /** Applied as it is: the store's draws on their way do not follow the event loop's lag (yet). */
+    private readonly arrivalDelayMs: number,
   ) {
     super(parts);
     this.policy = link.store.onError ?? "fail-closed";
     const local = checkFailurePolicy(this.policy);
-    this.fallback = local === undefined ? undefined : new LocalBuckets(parts.clock, initialFraction, arrivalDelayMs);
-    this.alarm = new Alarm(parts.clock, () => this.onAlarm());
+    this.fallback =
+      local === undefined
+        ? undefined
+        : new LocalBuckets(parts.clock, initialFraction, arrivalDelayMs, undefined, parts.lag);
+    this.alarm = new Alarm(parts.clock, () => this.onAlarm(), parts.lag);
   }
 
   configure(): void {
@@ -126,7 +130,11 @@ export class SharedAdmission extends QueuedAdmission {
   }
 
   levels(): AdmissionLevels {
-    return { dimensions: this.link.snapshot(), slotsInUse: this.link.slotsInUse };
+    return {
+      dimensions: this.link.snapshot(),
+      slotsInUse: this.link.slotsInUse,
+      arrivalAllowanceMs: this.arrivalDelayMs,
+    };
   }
 
   /** A reservation ended: its lease goes back. */

@@ -3,6 +3,7 @@ import type { Clock } from "../core/clock.js";
 import { type Dimension } from "../core/budget.js";
 import { costOf } from "../core/amounts.js";
 import type { Estimate } from "../core/limits.js";
+import type { LoopLag } from "../core/loop-lag.js";
 import type { Blocker, DimensionSnapshot } from "./types.js";
 import { UnseenDraws } from "./unseen-draws.js";
 
@@ -70,7 +71,22 @@ export class LocalBuckets {
     private readonly arrivalDelayMs: number,
     /** A limiter group's shared buckets: the dimensions it holds are these very objects, drawn by every member. */
     private readonly pool?: PooledBuckets,
-  ) {}
+    /** The event loop's lag: it widens `arrivalDelayMs` while it lasts (none: the allowance is `arrivalDelayMs`). */
+    private readonly lag?: LoopLag,
+  ) {
+    // A group's shared bucket is held back by every member's report of a stall: longer at worst, never shorter.
+    if (arrivalDelayMs > 0) lag?.onStall((since, ms) => this.stalled(since, ms));
+  }
+
+  /** Ms a call admitted at `now` may take to reach the provider: `arrivalDelayMs` widened by the loop's lag. */
+  arrivalAllowanceMs(now: number): number {
+    return this.arrivalDelayMs > 0 && this.lag ? this.arrivalDelayMs + this.lag.widening(now) : this.arrivalDelayMs;
+  }
+
+  /** The process sent nothing for `ms` after `since`: the draws still on their way then arrive that much later. */
+  private stalled(since: number, ms: number): void {
+    for (const bucket of this.buckets) bucket.unseen?.stalled(since, ms);
+  }
 
   /** Sets the dimensions (state of ones kept by name carries over) and the concurrency limit. */
   configure(dimensions: readonly Dimension[], concurrency: number | undefined): void {
@@ -130,12 +146,13 @@ export class LocalBuckets {
       const kept = reserve > 0 ? keptBack(bucket, reserve) : bucket.floor;
       if (!covers(bucket.level - kept, cost) || (cost > 0 && bucket.pausedUntil > now)) return false;
     }
+    const allowanceMs = this.arrivalAllowanceMs(now);
     for (let i = 0; i < buckets.length; i++) {
       const bucket = buckets[i]!;
       const cost = costOf(bucket.dimension.unit, estimate);
       bucket.level -= cost;
       if (bucket.own) bucket.own.level -= cost;
-      if (bucket.unseen && cost > 0) bucket.unseen.add(cost, now);
+      if (bucket.unseen && cost > 0) bucket.unseen.add(cost, now, allowanceMs);
     }
     this.inUse++;
     return true;

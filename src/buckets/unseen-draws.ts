@@ -14,6 +14,9 @@
  * admission), each with the time by which all of it has arrived; a batch
  * takes draws for a fraction of `delayMs`, so a burst in one instant is one
  * batch, exact, and a batch never arrives earlier than its last draw would.
+ * Each draw may come with a wider delay than `delayMs` (the event loop lags),
+ * and a stall of the loop holds back what was still on its way: arrivals stay
+ * in the order of the batches either way.
  */
 export class UnseenDraws {
   /** Sum of the costs still on their way. */
@@ -30,21 +33,37 @@ export class UnseenDraws {
     this.batchMs = delayMs / BATCHES_PER_DELAY;
   }
 
-  /** A draw of `cost` admitted at `now`. */
-  add(cost: number, now: number): void {
+  /** A draw of `cost` admitted at `now`, which reaches the provider within `delayMs` (at least the constructor's). */
+  add(cost: number, now: number, delayMs = this.delayMs): void {
     this.total += cost;
     // A full ring folds the draw into the newest batch, which arrives last: later, never earlier.
     const newest = (this.first + this.size - 1) % SLOTS;
+    // Never before the newest batch: a narrowing allowance must not reorder arrivals.
+    const arrival = this.size === 0 ? now + delayMs : Math.max(now + delayMs, this.arrivals[newest]!);
     if (this.size === 0 || (now >= this.opened[newest]! + this.batchMs && this.size < SLOTS)) {
       const slot = (this.first + this.size) % SLOTS;
       this.costs[slot] = cost;
-      this.arrivals[slot] = now + this.delayMs;
+      this.arrivals[slot] = arrival;
       this.opened[slot] = now;
       this.size++;
       return;
     }
     this.costs[newest]! += cost;
-    this.arrivals[newest] = now + this.delayMs;
+    this.arrivals[newest] = arrival;
+  }
+
+  /**
+   * The process could send nothing for `ms` at some time after `since` (its
+   * timers fired that late): every batch not yet arrived by `since` arrives
+   * that much later.
+   */
+  stalled(since: number, ms: number): void {
+    for (let i = this.size - 1; i >= 0; i--) {
+      const slot = (this.first + i) % SLOTS;
+      // Arrivals are in order: the first one due by `since` ends the batches held back.
+      if (this.arrivals[slot]! <= since) return;
+      this.arrivals[slot]! += ms;
+    }
   }
 
   /**
@@ -55,12 +74,11 @@ export class UnseenDraws {
    * draw's batch has arrived (the call was never counted here).
    */
   arrivedEarly(amount: number, drawnAt: number): void {
-    const due = drawnAt + this.delayMs;
-    for (let i = 0; i < this.size; i++) {
+    // The draw went into the newest batch open at `drawnAt`; once that one has arrived, every batch left
+    // opened later.
+    for (let i = this.size - 1; i >= 0; i--) {
       const slot = (this.first + i) % SLOTS;
-      if (this.arrivals[slot]! < due) continue;
-      // The first batch to arrive after the draw holds it only if it had opened by then.
-      if (this.opened[slot]! > drawnAt) return;
+      if (this.opened[slot]! > drawnAt) continue;
       const taken = Math.min(amount, this.costs[slot]!);
       this.costs[slot]! -= taken;
       this.total -= taken;

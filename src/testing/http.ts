@@ -39,6 +39,9 @@ export interface ProviderServer {
  */
 const NODE_HTTP = "node:http";
 
+/** How long an idle connection stays open: longer than any client's pool keeps one (undici's default is 4 s). */
+const KEEP_ALIVE_MS = 60_000;
+
 const ROUTES: Readonly<Record<string, ApiShape>> = {
   "/v1/chat/completions": "chat.completions",
   "/v1/messages": "messages",
@@ -64,6 +67,9 @@ export async function serve(engine: ProviderEngine, options: ListenOptions = {})
       else sendJson(res, 500, {}, { error: { message, type: "server_error", param: null, code: null } });
     });
   });
+  // Node closes a connection idle for 5 s; a client whose loop lags reuses it as it closes ("other side closed").
+  // Providers' edges keep idle connections far longer, so a simulated one does too.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => {
