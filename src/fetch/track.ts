@@ -185,8 +185,9 @@ function tooLong(what: string, limit: number): Error {
 function settled(reservation: Reservation, used: SettledUsage, tracking: Tracking, endpoint: Endpoint): void {
   const { ratios, estimatedInput, model } = tracking;
   if (ratios && estimatedInput !== undefined) ratios.learn(endpoint, model, estimatedInput, used.prompt);
+  const { prompt: _prompt, ...usage } = used; // the prompt is for the learning; the rest is what is charged
   try {
-    reservation.settle({ input: used.input, output: used.output });
+    reservation.settle(usage);
   } catch {
     // A usage the limiter cannot take (input and output metered apart, a number given): the estimate stands.
   }

@@ -100,7 +100,8 @@ describe("limiter.fetch() learns how the provider counts its prompts", () => {
     await anthropic.messages.create(request);
     await eventually(() => limiter.snapshot().inFlight === 0);
 
-    expect(settled).toEqual([{ input: 70, output: 7 }]);
+    // The cache writes are part of the input (priced apart where `prices` say so).
+    expect(settled).toEqual([{ input: 70, output: 7, cacheWrite: 20 }]);
     expect(limiter.snapshot().estimates?.["messages claude-sim"]?.ratio).toBe(Math.min(4, Math.max(0.5, 470 / raw)));
   });
 

@@ -9,9 +9,9 @@ export interface QuickStart {
   /** The names the snippet leaves free, from its `declare` lines, e.g. `["messages", "promptTokens"]`. */
   readonly free: readonly string[];
   /**
-   * Runs the set-up (every statement before the first top-level `await`) once,
+   * Runs the set-up (every statement before the first top-level `await` or use of a free name) once,
    * with `modules` as what its imports resolve to, and returns one call: the
-   * statements from that `await` on, given a value for every free name.
+   * statements from there on, given a value for every free name.
    */
   start(modules: Readonly<Record<string, unknown>>): { call(free: Readonly<Record<string, unknown>>): Promise<void> };
 }
@@ -30,6 +30,12 @@ function awaitsAtTopLevel(node: ts.Node): boolean {
   return ts.forEachChild(node, awaitsAtTopLevel) ?? false;
 }
 
+/** Whether `node` reads one of `names` (a per-call value the set-up cannot have). */
+function uses(node: ts.Node, names: ReadonlySet<string>): boolean {
+  if (ts.isIdentifier(node) && names.has(node.text)) return true;
+  return ts.forEachChild(node, (child) => uses(child, names)) ?? false;
+}
+
 /** The names a `declare const x: T;` or `declare function f(): T;` statement introduces. */
 function declaredNames(statement: ts.Statement): string[] {
   if (!ts.canHaveModifiers(statement)) return [];
@@ -42,9 +48,12 @@ function declaredNames(statement: ts.Statement): string[] {
 
 export function compileQuickStart(source: string): QuickStart {
   const file = ts.createSourceFile("quick-start.ts", source, ts.ScriptTarget.ES2022, true);
-  const split = file.statements.findIndex(awaitsAtTopLevel);
-  if (split === -1) throw new Error("the quick start makes no call (no top-level await)");
   const free = file.statements.flatMap(declaredNames);
+  if (!file.statements.some(awaitsAtTopLevel)) throw new Error("the quick start makes no call (no top-level await)");
+  const names = new Set(free);
+  const split = file.statements.findIndex(
+    (statement) => awaitsAtTopLevel(statement) || (declaredNames(statement).length === 0 && uses(statement, names)),
+  );
   const text = (nodes: readonly ts.Node[]) => nodes.map((n) => n.getText(file)).join("\n");
   // The `declare` lines emit nothing; the call takes their names as parameters instead.
   const module = `${text(file.statements.slice(0, split))}
