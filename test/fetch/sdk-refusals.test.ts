@@ -174,33 +174,34 @@ describe("refusals through limiter.fetch() on the AI SDK (maxRetries 2)", () => 
   const openaiSim = useSimulator(OPENAI_QUOTA);
   const anthropicSim = useSimulator(ANTHROPIC_QUOTA);
 
-  it("createOpenAI, a call that can never fit: an APICallError 413, not retryable, after one attempt", async () => {
-    const { fetch, attempts, sent } = tooSmall({ tpm: 1_000 });
-    const openai = createOpenAI({ baseURL: `${openaiSim().server.url}/v1`, apiKey: "test-key", fetch });
+  it.each([
+    {
+      name: "createOpenAI",
+      budgets: { tpm: 1_000 },
+      dimension: "tpm",
+      model: (fetch: typeof globalThis.fetch) =>
+        createOpenAI({ baseURL: `${openaiSim().server.url}/v1`, apiKey: "test-key", fetch }).chat("gpt-sim"),
+    },
+    {
+      name: "createAnthropic",
+      budgets: { itpm: 40_000, otpm: 1_000 },
+      dimension: "otpm",
+      model: (fetch: typeof globalThis.fetch) =>
+        createAnthropic({ baseURL: `${anthropicSim().server.url}/v1`, apiKey: "test-key", fetch })("claude-sim"),
+    },
+  ])("$name, a call that can never fit: an APICallError 413, not retryable, after one attempt", async (provider) => {
+    const { fetch, attempts, sent } = tooSmall(provider.budgets);
     const error = await generateText({
-      model: openai.chat("gpt-sim"),
+      model: provider.model(fetch),
       prompt: "Say twelve words.",
       maxOutputTokens: 2_000,
       maxRetries: 2,
     }).catch((e: unknown) => e);
     expect(APICallError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ statusCode: 413, isRetryable: false });
-    expect((error as Error).message).toMatch(/^llm-limiter: Request costs \d+ on "tpm" but its capacity is 1000/);
-    expect([attempts(), sent()]).toEqual([1, 0]);
-  });
-
-  it("createAnthropic, a call that can never fit: an APICallError 413, not retryable, after one attempt", async () => {
-    const { fetch, attempts, sent } = tooSmall({ itpm: 40_000, otpm: 1_000 });
-    const anthropic = createAnthropic({ baseURL: `${anthropicSim().server.url}/v1`, apiKey: "test-key", fetch });
-    const error = await generateText({
-      model: anthropic("claude-sim"),
-      prompt: "Say twelve words.",
-      maxOutputTokens: 2_000,
-      maxRetries: 2,
-    }).catch((e: unknown) => e);
-    expect(APICallError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ statusCode: 413, isRetryable: false });
-    expect((error as Error).message).toMatch(/^llm-limiter: Request costs \d+ on "otpm" but its capacity is 1000/);
+    expect((error as Error).message).toMatch(
+      new RegExp(`^llm-limiter: Request costs \\d+ on "${provider.dimension}" but its capacity is 1000`),
+    );
     expect([attempts(), sent()]).toEqual([1, 0]);
   });
 
